@@ -1,0 +1,16 @@
+"""The rewrite passes of shardy-convert, one per module, and the registry that names them.
+
+Each pass is a frozen dataclass with a kebab-case `NAME`, typed options and `run(module_op)`.
+`shardy_convert.pipeline` mixes them with Shardy's registered `sdy-*` passes on one
+PassManager.
+"""
+
+from __future__ import annotations
+
+from .import_custom_calls import ImportCustomCallsPass
+from .import_shardings import ImportShardingsPass
+from .v1_to_v2 import V1ToV2Pass
+
+PASSES = {p.NAME: p for p in (V1ToV2Pass, ImportShardingsPass, ImportCustomCallsPass)}
+
+__all__ = ["PASSES", "ImportCustomCallsPass", "ImportShardingsPass", "V1ToV2Pass"]

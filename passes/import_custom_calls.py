@@ -1,0 +1,390 @@
+"""import-custom-calls: GSPMD's sharding custom calls become Shardy ops.
+
+`@Sharding` -> `sdy.sharding_constraint`; a region between `@SPMDFullToShardShape` and
+`@SPMDShardToFullShape` -> `sdy.manual_computation`, for JAX's pattern (around
+`call @shmap_body`) and torch_xla's inline one (no call, local-shape constants defined before).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import ClassVar
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import sdy
+
+from shardy_convert.errors import ShardyConvertError
+from shardy_convert.mlir import format_location
+from shardy_convert.sharding import parse
+from shardy_convert.sharding.mesh import MeshPlan, plan_from_mesh
+from shardy_convert.walker import SHARDING, body, funcs
+
+from .import_shardings import SDY_SHARDING
+
+FULL_TO_SHARD = "SPMDFullToShardShape"
+SHARD_TO_FULL = "SPMDShardToFullShape"
+_UNSPECIFIED = re.compile(r"unspecified_dims=\[([0-9, ]*)\]")
+
+
+@dataclass(frozen=True)
+class ImportCustomCallsPass:
+    """Turns `@Sharding` custom calls into `sdy.sharding_constraint` (dims listed in
+    `backend_config = "unspecified_dims=[...]"` open) and every region between
+    `@SPMDFullToShardShape` and `@SPMDShardToFullShape` into an `sdy.manual_computation` whose
+    manual axes are those the `{manual}` shardings name. Runs after import-shardings."""
+
+    NAME: ClassVar[str] = "import-custom-calls"
+
+    def run(self, module: ir.Operation) -> None:
+        with module.context:
+            plan = _mesh_plan(module)
+            for func in funcs(module):
+                for block in _blocks_with(func, FULL_TO_SHARD):
+                    _import_manual_regions(block, plan)
+                for op in _custom_calls(func, "Sharding"):
+                    _to_constraint(op)
+            _check_no_boundaries_left(module)
+
+
+def _mesh_plan(module: ir.Operation) -> MeshPlan | None:
+    for op in body(module).operations:
+        op = op.operation
+        if op.name == "sdy.mesh" and ir.StringAttr(op.attributes["sym_name"]).value == "mesh":
+            mesh = sdy.MeshAttr(op.attributes["mesh"])
+            axes = [(sdy.MeshAxisAttr(a).name, sdy.MeshAxisAttr(a).size) for a in mesh.axes]
+            return plan_from_mesh(axes, list(mesh.device_ids) or None)
+    return None
+
+
+def _target(op: ir.Operation) -> str | None:
+    if op.name != "stablehlo.custom_call":
+        return None
+    return ir.StringAttr(op.attributes["call_target_name"]).value
+
+
+def _custom_calls(root: ir.Operation, target: str) -> list[ir.Operation]:
+    found = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if _target(op) == target:
+            found.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def _blocks_with(func: ir.Operation, target: str) -> list[ir.Block]:
+    blocks: list[ir.Block] = []
+    for op in _custom_calls(func, target):
+        if not any(b == op.block for b in blocks):
+            blocks.append(op.block)
+    return blocks
+
+
+def unspecified_dims(op: ir.Operation) -> frozenset[int]:
+    if "backend_config" not in op.attributes:
+        return frozenset()
+    attr = op.attributes["backend_config"]
+    if not isinstance(attr, ir.StringAttr):
+        return frozenset()
+    m = _UNSPECIFIED.search(attr.value)
+    return frozenset(int(x) for x in m.group(1).split(",") if x.strip()) if m else frozenset()
+
+
+def open_dims(sharding: ir.Attribute, dims: frozenset[int]) -> ir.Attribute:
+    """The TensorShardingAttr with `dims` open (`{"x", ?}`), everything else kept."""
+    if not dims:
+        return sharding
+    ts = sdy.TensorShardingAttr(sharding)
+    new_dims = []
+    for i, d in enumerate(ts.dimension_shardings):
+        d = sdy.DimensionShardingAttr(d)
+        closed = d.is_closed and i not in dims
+        new_dims.append(sdy.DimensionShardingAttr.get(list(d.axes), is_closed=closed))
+    return sdy.TensorShardingAttr.get(
+        ts.mesh_or_ref, new_dims, list(ts.replicated_axes), list(ts.unreduced_axes)
+    )
+
+
+def _single_sharding(op: ir.Operation) -> ir.Attribute:
+    per_value = sdy.TensorShardingPerValueAttr(op.attributes[SDY_SHARDING])
+    return per_value.shardings[0]
+
+
+def _to_constraint(op: ir.Operation) -> None:
+    if SDY_SHARDING not in op.attributes:
+        raise ShardyConvertError(
+            "@Sharding custom call without a sharding attribute", location=_loc(op)
+        )
+    sharding = open_dims(_single_sharding(op), unspecified_dims(op))
+    constraint = ir.Operation.create(
+        "sdy.sharding_constraint",
+        results=[op.results[0].type],
+        operands=[op.operands[0]],
+        attributes={"sharding": sharding},
+        loc=op.location,
+        ip=ir.InsertionPoint(op),
+    )
+    op.results[0].replace_all_uses_with(constraint.results[0])
+    op.erase()
+
+
+def _loc(op: ir.Operation) -> str:
+    return f"{format_location(op.location) or 'unknown location'}: {op.name}"
+
+
+def _check_no_boundaries_left(module: ir.Operation) -> None:
+    for target in (FULL_TO_SHARD, SHARD_TO_FULL):
+        left = _custom_calls(module, target)
+        if left:
+            raise ShardyConvertError(
+                f"@{target} outside any manual region this pass can form", location=_loc(left[0])
+            )
+
+
+# --- manual regions -------------------------------------------------------------------------
+
+
+@dataclass
+class _Region:
+    """One manual region of a block: its entries (F), exits (S) and the ops between."""
+
+    entries: list[ir.Operation]
+    exits: list[ir.Operation]
+    ops: list[ir.Operation]
+
+
+def _import_manual_regions(block: ir.Block, plan: MeshPlan | None) -> None:
+    if plan is None:
+        raise ShardyConvertError("manual region in a module without a mesh (run import-shardings first)")
+    for region in _find_regions(block):
+        _build_manual_computation(region, plan)
+
+
+def _top_level(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
+    """The ancestor of `op` that sits directly in `block` (op itself if it does)."""
+    op = op.operation
+    while op.block != block:
+        parent = op.parent
+        if parent is None or parent.name == "func.func":
+            return None
+        op = parent.operation
+    return op
+
+
+def _find_regions(block: ir.Block) -> list[_Region]:
+    """Groups the block's manual ops into regions: ops reachable from an entry's result,
+    stopping at exits; entries whose reach overlaps form one region."""
+    ops = [op.operation for op in block.operations]
+    position = {op: k for k, op in enumerate(ops)}
+    entries = [op for op in ops if _target(op) == FULL_TO_SHARD]
+    regions: list[tuple[set[int], set[int], set[int]]] = []  # (entries, exits, ops) by position
+    for entry in entries:
+        inside, exits = _reach(entry, block, position, ops)
+        merged = ({position[entry]}, exits, inside)
+        for other in [r for r in regions if r[1] & exits or r[2] & inside]:
+            regions.remove(other)
+            merged = (merged[0] | other[0], merged[1] | other[1], merged[2] | other[2])
+        regions.append(merged)
+    return [
+        _Region([ops[k] for k in sorted(e)], [ops[k] for k in sorted(x)], [ops[k] for k in sorted(i)])
+        for e, x, i in sorted(regions, key=lambda r: min(r[0]))
+    ]
+
+
+def _reach(entry, block, position, ops) -> tuple[set[int], set[int]]:
+    inside: set[int] = set()
+    exits: set[int] = set()
+    work = [entry]
+    while work:
+        op = work.pop()
+        for result in op.results:
+            for use in result.uses:
+                user = _top_level(use.owner, block)
+                if user is None:
+                    continue
+                k = position[user]
+                if _target(user) == SHARD_TO_FULL:
+                    exits.add(k)
+                elif k not in inside and user != entry:
+                    inside.add(k)
+                    work.append(user)
+    return inside, exits
+
+
+def _build_manual_computation(region: _Region, plan: MeshPlan) -> None:
+    inside = set(region.ops)
+    manual_axes = _manual_axes(region, plan)
+    operands, in_shardings, consumed = _inputs(region)
+    returns, out_shardings, dropped = _outputs(region, plan, inside)
+    hoisted = _local_constants(region, inside, dropped)
+    _check_no_escape(region, inside, dropped)
+    first_exit = min(region.exits, key=_position_in_block)
+    mc = ir.Operation.create(
+        "sdy.manual_computation",
+        results=[x.results[0].type for x in region.exits],
+        operands=operands,
+        attributes={
+            "in_shardings": sdy.TensorShardingPerValueAttr.get(in_shardings),
+            "out_shardings": sdy.TensorShardingPerValueAttr.get(out_shardings),
+            "manual_axes": sdy.ManualAxesAttr.get([ir.StringAttr.get(a) for a in manual_axes]),
+        },
+        regions=1,
+        loc=region.entries[0].location,
+        ip=ir.InsertionPoint(first_exit),
+    )
+    inner = mc.regions[0].blocks.append(
+        *[e.results[0].type for e in region.entries], arg_locs=[e.location for e in region.entries]
+    )
+    for k, entry in enumerate(region.entries):
+        entry.results[0].replace_all_uses_with(inner.arguments[k])
+    ip = ir.InsertionPoint(inner)
+    for op in hoisted + [op for op in region.ops if op not in dropped]:
+        op.detach_from_parent()
+        ip.insert(op)
+    ir.Operation.create("sdy.return", operands=returns, loc=first_exit.location, ip=ip)
+    for k, exit_op in enumerate(region.exits):
+        exit_op.results[0].replace_all_uses_with(mc.results[k])
+    for op in region.exits + [o for o in region.ops if o in dropped] + region.entries + consumed:
+        op.erase()
+
+
+def _position_in_block(op: ir.Operation) -> int:
+    return [o.operation for o in op.block.operations].index(op)
+
+
+def _manual_axes(region: _Region, plan: MeshPlan) -> list[str]:
+    axes: set[str] = set()
+    for entry in region.entries:
+        axes.update(plan.manual_axes(parse(ir.StringAttr(entry.attributes[SHARDING]).value)))
+    if not axes:
+        raise ShardyConvertError(
+            "@SPMDFullToShardShape without a manual sharding", location=_loc(region.entries[0])
+        )
+    names = [span.name for span in plan.spans]
+    return sorted(axes, key=names.index)
+
+
+def _inputs(region: _Region) -> tuple[list[ir.Value], list[ir.Attribute], list[ir.Operation]]:
+    """For each entry: the global value, its sharding, and a consumed `@Sharding` (JAX)."""
+    operands, shardings, consumed = [], [], []
+    for entry in region.entries:
+        value = entry.operands[0]
+        producer = _producer(value)
+        if producer is not None and _target(producer) == "Sharding" and len(list(value.uses)) == 1:
+            shardings.append(open_dims(_single_sharding(producer), unspecified_dims(producer)))
+            operands.append(producer.operands[0])
+            consumed.append(producer)
+            continue
+        sharding = _known_sharding(value)
+        if sharding is None:
+            raise ShardyConvertError(
+                "the value entering this manual region has no sharding to take its "
+                "in_sharding from",
+                location=_loc(entry),
+            )
+        shardings.append(open_dims(sharding, unspecified_dims(entry)))
+        operands.append(value)
+    return operands, shardings, consumed
+
+
+def _producer(value: ir.Value) -> ir.Operation | None:
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else owner.operation
+
+
+def _known_sharding(value: ir.Value) -> ir.Attribute | None:
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        func = owner.owner
+        if func.name != "func.func" or "arg_attrs" not in func.attributes:
+            return None
+        attrs = ir.DictAttr(ir.ArrayAttr(func.attributes["arg_attrs"])[ir.BlockArgument(value).arg_number])
+        return attrs[SDY_SHARDING] if SDY_SHARDING in attrs else None
+    if SDY_SHARDING not in owner.attributes:
+        return None
+    result_number = ir.OpResult(value).result_number
+    return sdy.TensorShardingPerValueAttr(owner.attributes[SDY_SHARDING]).shardings[result_number]
+
+
+def _outputs(region: _Region, plan: MeshPlan, inside: set) -> tuple[list[ir.Value], list, set]:
+    """For each exit: the local value to return, the out sharding; `@Sharding`s to drop."""
+    returns, shardings, dropped = [], [], set()
+    for exit_op in region.exits:
+        value = exit_op.operands[0]
+        producer = _producer(value)
+        if producer is not None and producer in inside and _target(producer) == "Sharding" \
+                and len(list(value.uses)) == 1:
+            dropped.add(producer)
+            value = producer.operands[0]
+        returns.append(value)
+        rank = ir.RankedTensorType(exit_op.results[0].type).rank
+        text = ir.StringAttr(exit_op.attributes[SHARDING]).value
+        out = ir.Attribute.parse(plan.tensor_sharding(parse(text), rank).attr())
+        shardings.append(open_dims(out, unspecified_dims(exit_op)))
+    return returns, shardings, dropped
+
+
+def _local_constants(region: _Region, inside: set, dropped: set) -> list[ir.Operation]:
+    """Operand-free ops defined before the region and used only inside it (torch_xla puts the
+    local-shape constants there); they move into the region. Any other outside value used
+    inside is an error: a manual region sees only its own operands."""
+    hoisted: list[ir.Operation] = []
+    entries = set(region.entries)
+    for op in region.ops:
+        for operand in _all_operands(op):
+            producer = _producer(operand)
+            if producer is None:
+                if _top_level_block_arg(operand, region):
+                    raise ShardyConvertError(
+                        "a value from outside the manual region is used inside it",
+                        location=_loc(op),
+                    )
+                continue
+            top = _top_level(producer, region.entries[0].block)
+            if top is None or top in inside or top in entries or top in hoisted:
+                continue
+            if len(list(top.operands)) or not all(
+                _top_level(u.owner, region.entries[0].block) in inside for r in top.results for u in r.uses
+            ):
+                raise ShardyConvertError(
+                    f"{top.name} defined outside the manual region is used inside it",
+                    location=_loc(op),
+                )
+            hoisted.append(top)
+    block_ops = [o.operation for o in region.entries[0].block.operations]
+    return sorted(hoisted, key=block_ops.index)
+
+
+def _all_operands(op: ir.Operation) -> list[ir.Value]:
+    values: list[ir.Value] = []
+
+    def visit(inner: ir.Operation) -> ir.WalkResult:
+        values.extend(inner.operands)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+    return values
+
+
+def _top_level_block_arg(value: ir.Value, region: _Region) -> bool:
+    return ir.BlockArgument(value).owner == region.entries[0].block
+
+
+def _check_no_escape(region: _Region, inside: set, dropped: set) -> None:
+    exits = set(region.exits)
+    block = region.entries[0].block
+    for op in region.ops:
+        if op in dropped:
+            continue
+        for result in op.results:
+            for use in result.uses:
+                user = _top_level(use.owner, block)
+                if user is not None and user not in inside and user not in exits:
+                    raise ShardyConvertError(
+                        f"a manual value ({op.name}) escapes its manual region to {user.name}; "
+                        "Shardy has no form for it",
+                        location=_loc(user),
+                    )

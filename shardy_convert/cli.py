@@ -1,0 +1,142 @@
+"""The `shardy-convert` command line: thin click commands over the library.
+
+Exit codes: 0 success, 1 a conversion failure (each reported as `FILE[:graph N]:LOC: error:`),
+2 a usage error (click's own).
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import click
+
+from . import __version__
+from .errors import ShardyConvertError
+
+
+class _Failed(click.exceptions.Exit):
+    """Exit 1 after the errors were printed."""
+
+    def __init__(self):
+        super().__init__(1)
+
+
+def _mesh_option(f):
+    return click.option(
+        "--mesh",
+        metavar="NAME=SIZE,...",
+        help="Mesh axis names, order and sizes to use (default _axis_0, _axis_1, ...).",
+    )(f)
+
+
+def _num_devices_option(f):
+    return click.option(
+        "--num-devices",
+        type=click.IntRange(min=1),
+        help="Device count for graphs whose shardings do not say (all replicated).",
+    )(f)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="shardy-convert")
+def main() -> None:
+    """Convert GSPMD mhlo.sharding StableHLO (torch_xla, JAX) into the Shardy dialect."""
+    warnings.simplefilter("default")
+    warnings.showwarning = _show_warning
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    click.echo(f"warning: {message}", err=True)
+
+
+@main.command()
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.option("-o", "--output", type=click.Path(), help="Output file or directory (default stdout).")
+@click.option(
+    "--emit",
+    type=click.Choice(["text", "bytecode"]),
+    help="Output form (default: the input's own form).",
+)
+@_mesh_option
+@_num_devices_option
+@click.option("--imported", is_flag=True, help="Emit Shardy's fully imported (internal) form.")
+def convert(inputs, output, emit, mesh, num_devices, imported) -> None:
+    """Convert modules or torch_xla dumps to Shardy; `-` reads stdin."""
+    from .files import Job, run_jobs
+
+    job = Job("convert", emit=emit, mesh=mesh, num_devices=num_devices, imported=imported)
+    _run(lambda: run_jobs(job, inputs, output))
+
+
+@main.command()
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.option("-o", "--output", type=click.Path(), help="Output file or directory (default stdout).")
+def v2(inputs, output) -> None:
+    """Only rewrite V1 device lists to V2 iota form; the module stays GSPMD."""
+    from .files import Job, run_jobs
+
+    _run(lambda: run_jobs(Job("v2"), inputs, output))
+
+
+@main.command()
+@click.argument("input", type=click.Path(allow_dash=True))
+@click.option(
+    "-p",
+    "--passes",
+    required=True,
+    metavar="NAME,...",
+    help="Comma-separated passes: project passes (see list-passes) or registered sdy-* passes.",
+)
+@click.option("--split-input-file", is_flag=True, help="Run each `// -----` case separately.")
+@_mesh_option
+@_num_devices_option
+def opt(input, passes, split_input_file, mesh, num_devices) -> None:
+    """Run chosen passes on one module and print it (like mlir-opt / sdy_opt)."""
+    from .converter import parse_mesh, run_passes, split_input
+    from .files import read_input
+    from .pipeline import Options
+
+    def action() -> int:
+        text = read_input(input).decode()
+        options = Options(num_devices=num_devices, mesh=parse_mesh(mesh))
+        names = [n.strip() for n in passes.split(",") if n.strip()]
+        cases = split_input(text) if split_input_file else [text]
+        failures = 0
+        for k, case in enumerate(cases):
+            if k:
+                click.echo("// -----")
+            try:
+                click.echo(run_passes(case, names, options), nl=False)
+            except ShardyConvertError as e:
+                click.echo(str(e.located(file=input)), err=True)
+                failures += 1
+        return failures
+
+    _run(action)
+
+
+@main.command("list-passes")
+def list_passes() -> None:
+    """Print every pass of the project with its description."""
+    from .passes import PASSES
+    from .pipeline import CONVERT_PIPELINE
+
+    for name, cls in PASSES.items():
+        doc = " ".join((cls.__doc__ or "").split())
+        click.echo(f"{name}\n  {doc}\n")
+    click.echo("convert pipeline: " + ",".join(CONVERT_PIPELINE))
+
+
+def _run(action) -> None:
+    try:
+        failures = action()
+    except ShardyConvertError as e:
+        click.echo(str(e), err=True)
+        raise _Failed() from None
+    if failures:
+        raise _Failed()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""`convert()`: one StableHLO module with GSPMD shardings in, the Shardy module out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from jaxlib.mlir import ir
+
+from . import pipeline
+from .errors import ModuleError, ShardyConvertError
+from .mlir import is_bytecode, new_context, parse_module, print_module, run_pipeline
+from .walker import sites
+
+EMITS = ("text", "bytecode")
+
+
+def convert(
+    module: str | bytes,
+    *,
+    mesh: Sequence[tuple[str, int]] | str | None = None,
+    num_devices: int | None = None,
+    fallback_devices: int | None = None,
+    emit: str | None = None,
+    imported: bool = False,
+    validate: bool = True,
+) -> str | bytes:
+    """Converts a GSPMD module (MLIR text or bytecode) to the Shardy dialect.
+
+    mesh: axis names and sizes to use, major first (`[("batch", 2), ("model", 4)]` or
+        `"batch=2,model=4"`); default `_axis_0`, `_axis_1`, ... derived from the shardings.
+    num_devices: the device count; the module's shardings must agree with it.
+    fallback_devices: the device count to use only when nothing in the module says (the
+        other graphs of the same dump).
+    emit: "text" or "bytecode"; default the input's own form.
+    imported: emit Shardy's fully imported form (after `sdy-import-pipeline`) instead of
+        the front-end form JAX emits and XLA compiles.
+    validate: also run `sdy-import-pipeline` on a copy, so Shardy's verifiers see the result.
+
+    Raises ShardyConvertError (located) on bad input; never returns a half-converted module.
+    A module that already carries Shardy shardings and no GSPMD ones is returned unchanged.
+    """
+    emit = emit or ("bytecode" if isinstance(module, bytes) and is_bytecode(module) else "text")
+    if emit not in EMITS:
+        raise ShardyConvertError(f"emit must be one of {', '.join(EMITS)}, not {emit!r}")
+    options = pipeline.Options(
+        num_devices=num_devices, fallback_devices=fallback_devices, mesh=parse_mesh(mesh)
+    )
+    with new_context() as ctx:
+        mod = parse_module(module, ctx)
+        if is_shardy(mod.operation):
+            return print_module(mod, emit) if _form(module) != emit else module
+        convert_module(mod, options, imported=imported, validate=validate)
+        return print_module(mod, emit)
+
+
+def _form(data: str | bytes) -> str:
+    return "bytecode" if is_bytecode(data) else "text"
+
+
+def to_v2(module: str | bytes) -> str | bytes:
+    """Only rewrites V1 device lists into V2 iota form; the module stays GSPMD."""
+    with new_context() as ctx:
+        mod = parse_module(module, ctx)
+        pipeline.run(mod, ["v1-to-v2"])
+        return print_module(mod, _form(module))
+
+
+SPLIT_MARKER = "// -----"
+
+
+def run_passes(
+    module: str | bytes, names: Sequence[str], options: pipeline.Options | None = None
+) -> str | bytes:
+    """Runs the named passes (project or registered `sdy-*`) and prints the result, like
+    mlir-opt / sdy_opt. Nothing is verified beyond what MLIR verifies after each pass."""
+    pipeline.check_names(names)
+    with new_context() as ctx:
+        mod = parse_module(module, ctx)
+        pipeline.run(mod, names, options or pipeline.Options())
+        return print_module(mod, _form(module))
+
+
+def split_input(text: str) -> list[str]:
+    """Splits a file into cases at `// -----` lines (mlir-opt's --split-input-file). Each case
+    is padded with empty lines so error locations keep the file's line numbers."""
+    cases, current, start = [], [], 0
+    for number, line in enumerate(text.splitlines(keepends=True)):
+        if line.strip() == SPLIT_MARKER:
+            cases.append("\n" * start + "".join(current))
+            current, start = [], number + 1
+            continue
+        current.append(line)
+    cases.append("\n" * start + "".join(current))
+    return cases
+
+
+def convert_module(
+    mod: ir.Module, options: pipeline.Options, *, imported: bool = False, validate: bool = True
+) -> None:
+    """Runs the conversion pipeline on a parsed module, in place."""
+    pipeline.run(mod, pipeline.CONVERT_PIPELINE, options)
+    _check_no_gspmd_left(mod.operation)
+    if imported:
+        run_pipeline(mod, [pipeline.SDY_IMPORT])
+    elif validate:
+        copy = ir.Module.parse(print_module(mod, "bytecode"), context=mod.context)
+        run_pipeline(copy, [pipeline.SDY_IMPORT])
+    try:
+        mod.operation.verify()
+    except ir.MLIRError as e:
+        from .mlir import mlir_error
+
+        raise mlir_error("the converted module does not verify", e) from None
+
+
+def is_shardy(module: ir.Operation) -> bool:
+    """True when the module already has an `sdy.mesh` and no `mhlo.sharding` strings."""
+    has_mesh = any(op.operation.name == "sdy.mesh" for op in module.regions[0].blocks[0].operations)
+    return has_mesh and next(sites(module), None) is None
+
+
+def _check_no_gspmd_left(module: ir.Operation) -> None:
+    left = next(sites(module), None)
+    if left is not None:
+        raise ModuleError(f'mhlo.sharding "{left.text}" left after conversion', location=left.location)
+
+
+def parse_mesh(mesh: Sequence[tuple[str, int]] | str | None) -> tuple[tuple[str, int], ...] | None:
+    """`"batch=2,model=4"` or `[("batch", 2), ...]` -> (("batch", 2), ("model", 4))."""
+    if mesh is None or isinstance(mesh, (list, tuple)) and not mesh:
+        return None
+    if not isinstance(mesh, str):
+        return tuple((str(n), int(s)) for n, s in mesh)
+    axes = []
+    for part in mesh.split(","):
+        name, eq, size = part.strip().partition("=")
+        if not eq or not name or not size.strip().isdigit() or int(size) < 1:
+            raise ShardyConvertError(
+                f'mesh "{mesh}": expected NAME=SIZE,... with positive sizes, got "{part}"'
+            )
+        axes.append((name.strip(), int(size)))
+    if len({n for n, _ in axes}) != len(axes):
+        raise ShardyConvertError(f'mesh "{mesh}" names an axis twice')
+    return tuple(axes)

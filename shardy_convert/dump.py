@@ -1,0 +1,100 @@
+"""torch_xla dump files (`XLA_SAVE_TENSORS_FILE` with `XLA_SAVE_TENSORS_FMT=stablehlo`).
+
+A dump holds several graphs, each between a `## BEGIN_GRAPH` line and an `## END_GRAPH`
+line, after a header of Python frames and a `Graph Hash:` line. We keep every byte outside the
+graphs and replace each graph's module text, so the output is still a dump.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .errors import DumpError, ShardyConvertError
+
+BEGIN = "## BEGIN_GRAPH"
+END = "## END_GRAPH"
+_LINE_COL = re.compile(r"^(\d+):(\d+)")
+
+
+@dataclass(frozen=True)
+class Graph:
+    """One graph: its module text and where it starts in the dump (1-based line)."""
+
+    index: int
+    text: str
+    first_line: int
+
+
+def is_dump(text: str) -> bool:
+    return BEGIN in text
+
+
+def split(text: str) -> tuple[list[str], list[Graph]]:
+    """The dump as alternating pieces: `between[k]` precedes graph k; one more at the end.
+
+    Raises DumpError for a dump with no graph or a graph that does not end.
+    """
+    between: list[str] = []
+    graphs: list[Graph] = []
+    pos = 0
+    while True:
+        start = text.find(BEGIN, pos)
+        if start < 0:
+            break
+        body_start = text.index("\n", start) + 1 if "\n" in text[start:] else len(text)
+        end = text.find(END, body_start)
+        if end < 0:
+            line = text.count("\n", 0, start) + 1
+            raise DumpError(f"graph {len(graphs)} starting at line {line} has no {END}", graph=len(graphs))
+        between.append(text[pos:body_start])
+        first_line = text.count("\n", 0, body_start) + 1
+        graphs.append(Graph(len(graphs), text[body_start:end], first_line))
+        pos = end
+    if not graphs:
+        raise DumpError(f"no {BEGIN} in this dump")
+    between.append(text[pos:])
+    return between, graphs
+
+
+def join(between: list[str], bodies: list[str]) -> str:
+    out = []
+    for piece, body in zip(between, bodies):
+        out.append(piece)
+        out.append(body if body.endswith("\n") else body + "\n")
+    out.append(between[-1])
+    return "".join(out)
+
+
+def transform(
+    text: str, fn: Callable[[Graph], str]
+) -> tuple[str | None, list[ShardyConvertError]]:
+    """Applies `fn` to every graph; returns the new dump, or None and every graph's error.
+
+    Error locations `LINE:COL` are shifted from the graph's own lines to the dump's lines.
+    """
+    between, graphs = split(text)
+    bodies: list[str] = []
+    errors: list[ShardyConvertError] = []
+    for graph in graphs:
+        try:
+            bodies.append(fn(graph))
+        except ShardyConvertError as e:
+            e.located(graph=graph.index)
+            e.location = shift_location(e.location, graph.first_line - 1)
+            errors.append(e)
+    return (None, errors) if errors else (join(between, bodies), [])
+
+
+def graphs(text: str) -> list[Graph]:
+    return split(text)[1]
+
+
+def shift_location(location: str | None, lines: int) -> str | None:
+    if not location:
+        return location
+    m = _LINE_COL.match(location)
+    if not m:
+        return location
+    return f"{int(m.group(1)) + lines}:{m.group(2)}{location[m.end():]}"

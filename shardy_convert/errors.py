@@ -1,0 +1,84 @@
+"""The one error hierarchy of shardy-convert.
+
+Every failure the library reports is a `ShardyConvertError`. Messages quote the bad input, say
+what was expected and where; the CLI prints them as ``FILE[:graph N]:LOC: error: MESSAGE``.
+"""
+
+from __future__ import annotations
+
+
+class ShardyConvertError(Exception):
+    """A conversion failure with an optional location.
+
+    `location` is an MLIR-style location (``loc("x.py":3:1)`` or ``arg 0 of @main``) or None;
+    `file` and `graph` are filled in by whoever knows them (the CLI, the dump reader).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        location: str | None = None,
+        file: str | None = None,
+        graph: int | None = None,
+    ):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+        self.file = file
+        self.graph = graph
+
+    def located(
+        self, *, location: str | None = None, file: str | None = None, graph: int | None = None
+    ) -> ShardyConvertError:
+        """Fills in the parts of the location that are still unknown; returns self."""
+        self.location = self.location or location
+        self.file = self.file or file
+        self.graph = self.graph if self.graph is not None else graph
+        return self
+
+    def __str__(self) -> str:
+        parts = [p for p in (self.file, _graph(self.graph), self.location) if p]
+        prefix = ":".join(parts)
+        return f"{prefix}: error: {self.message}" if prefix else f"error: {self.message}"
+
+
+def _graph(graph: int | None) -> str | None:
+    return None if graph is None else f"graph {graph}"
+
+
+class ShardingSyntaxError(ShardyConvertError):
+    """A sharding string that does not follow XLA's HloSharding grammar.
+
+    `text` is the whole string and `column` the 1-based column of the offending character.
+    """
+
+    def __init__(self, message: str, text: str, column: int, **kwargs):
+        pointer = f'\n  "{text}"\n   {" " * (column - 1)}^' if len(text) <= 200 else ""
+        super().__init__(f'{message} at column {column} of "{_clip(text)}"{pointer}', **kwargs)
+        self.text = text
+        self.column = column
+
+
+class ShardingValueError(ShardyConvertError):
+    """A well-formed sharding string that describes no valid placement.
+
+    Examples: a device list whose length is not the product of the tile dims, duplicate ids,
+    a `T(...)` that is not a permutation, absurd sizes.
+    """
+
+
+class ModuleError(ShardyConvertError):
+    """An MLIR module that cannot be parsed, verified or converted."""
+
+
+class DumpError(ShardyConvertError):
+    """A torch_xla dump file with no graphs or an unterminated graph."""
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class ShardyConvertWarning(UserWarning):
+    """Something the converter had to guess (for example the device count)."""

@@ -1,0 +1,161 @@
+"""Files for the command line: inputs (files, directories, dumps, stdin), atomic outputs.
+
+One bad file or graph does not stop the others: each failure is printed as
+`FILE[:graph N]:LOC: error: ...` and counted; a file with a failure is not written at all.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from . import dump
+from .errors import ShardyConvertError
+
+SUFFIXES = (".mlir", ".mlirbc", ".dump", ".stablehlo", ".txt")
+_SHARDING_ATTR = re.compile(r'mhlo\.sharding = "((?:[^"\\]|\\.)*)"')
+
+
+@dataclass(frozen=True)
+class Job:
+    """What to do with each module: `convert` (to Shardy) or `v2` (V1 -> V2 only)."""
+
+    action: str
+    emit: str | None = None
+    mesh: str | None = None
+    num_devices: int | None = None
+    imported: bool = False
+
+    def module(self, data: str | bytes, fallback_devices: int | None = None) -> str | bytes:
+        from .converter import convert, to_v2
+
+        if self.action == "v2":
+            return to_v2(data)
+        return convert(
+            data,
+            mesh=self.mesh,
+            num_devices=self.num_devices,
+            fallback_devices=fallback_devices,
+            emit=self.emit,
+            imported=self.imported,
+        )
+
+    def file(self, data: bytes) -> str | bytes:
+        """A whole input file: a module, or a dump whose graphs are each converted."""
+        text = _as_text(data)
+        if text is None or not dump.is_dump(text):
+            return self.module(data if text is None else text)
+        count = dump_device_count(text)
+        result, errors = dump.transform(text, lambda g: self.module(g.text, count))
+        if errors:
+            raise _Many(errors)
+        return result
+
+
+class _Many(ShardyConvertError):
+    def __init__(self, errors: list[ShardyConvertError]):
+        super().__init__(f"{len(errors)} graphs failed")
+        self.errors = errors
+
+
+def _as_text(data: bytes) -> str | None:
+    if data.startswith(b"ML\xefR"):
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def dump_device_count(text: str) -> int | None:
+    """The one device count the tiled shardings of a dump's graphs agree on, if any."""
+    from .sharding import Kind, parse
+
+    counts = set()
+    for m in _SHARDING_ATTR.finditer(text):
+        try:
+            sharding = parse(m.group(1))
+        except ShardyConvertError:
+            continue  # reported, located, when its graph is converted
+        counts.update(
+            leaf.num_devices
+            for leaf in sharding.leaves()
+            if leaf.kind is Kind.TILED and not leaf.is_replicated
+        )
+    return counts.pop() if len(counts) == 1 else None
+
+
+def expand(inputs: Sequence[str]) -> Iterator[tuple[str, Path | None]]:
+    """(input path, path relative to its directory argument or None) for every file."""
+    for item in inputs:
+        path = Path(item)
+        if item != "-" and path.is_dir():
+            for f in sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in SUFFIXES):
+                yield str(f), f.relative_to(path)
+        else:
+            yield item, None
+
+
+def run_jobs(job: Job, inputs: Sequence[str], output: str | None) -> int:
+    """Processes every input; returns the number of failed files."""
+    items = list(expand(inputs))
+    to_dir = output is not None and (len(items) > 1 or Path(output).is_dir() or any(r for _, r in items))
+    failures = 0
+    for name, rel in items:
+        try:
+            result = job.file(read_input(name))
+        except _Many as many:
+            for e in many.errors:
+                click.echo(str(e.located(file=name)), err=True)
+            failures += 1
+            continue
+        except ShardyConvertError as e:
+            click.echo(str(e.located(file=name)), err=True)
+            failures += 1
+            continue
+        _write(result, _target(name, rel, output, to_dir))
+    if len(items) > 1:
+        click.echo(f"{len(items) - failures} of {len(items)} inputs converted", err=True)
+    return failures
+
+
+def read_input(name: str) -> bytes:
+    if name == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(name).read_bytes()
+    except OSError as e:
+        raise ShardyConvertError(f"cannot read: {e.strerror}", file=name) from None
+
+
+def _target(name: str, rel: Path | None, output: str | None, to_dir: bool) -> Path | None:
+    if output is None:
+        return None
+    if not to_dir:
+        return Path(output)
+    return Path(output) / (rel if rel is not None else Path(name).name)
+
+
+def _write(result: str | bytes, target: Path | None) -> None:
+    data = result.encode() if isinstance(result, str) else result
+    if target is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # Atomic: a reader sees the old file or the whole new one, never half of it.
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        os.unlink(tmp)
+        raise

@@ -1,0 +1,254 @@
+"""`HloSharding`: one GSPMD sharding as an immutable value that prints XLA's canonical text."""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+import numpy as np
+
+from ..errors import ShardingValueError
+from .iota import iota_form
+from .tiles import Tiles
+
+
+class Kind(enum.Enum):
+    REPLICATED = "replicated"
+    MANUAL = "manual"
+    UNKNOWN = "unknown"
+    UNREDUCED = "unreduced"
+    MAXIMAL = "maximal"
+    TILED = "tiled"
+    TUPLE = "tuple"
+
+
+class SubgroupType(enum.Enum):
+    """The type of one trailing subgroup dim (`last_tile_dims={...}`)."""
+
+    MANUAL = "manual"
+    UNREDUCED = "unreduced"
+    REPLICATED = "replicated"
+    MAXIMAL = "maximal"
+
+
+# Kinds printed as a bare keyword: `{replicated}`, `{manual}`, ...
+_KEYWORD_KINDS = (Kind.REPLICATED, Kind.MANUAL, Kind.UNKNOWN, Kind.UNREDUCED)
+
+
+@dataclass(frozen=True, eq=False)
+class HloSharding:
+    """A GSPMD sharding. Build it with `parse()`; `str()` gives XLA's canonical text.
+
+    `==` and `hash` are semantic (placement only): `""`, `{replicated}` and a one-device tiling
+    are equal, a V1 list equals its V2 twin, ids inside one replication group are unordered, and
+    metadata and shard groups are ignored.
+    """
+
+    kind: Kind
+    tiles: Tiles | None = None
+    subgroups: tuple[SubgroupType, ...] = ()
+    device: int | None = None
+    elements: tuple[HloSharding, ...] = ()
+    shard_group: tuple[str, int] | None = None
+    metadata: str | None = None
+
+    def __post_init__(self):
+        _check_fields(self)
+
+    # --- views ----------------------------------------------------------------------------------
+
+    @property
+    def data_dims(self) -> tuple[int, ...]:
+        """Tile dims without the trailing subgroup dims: the tensor's rank."""
+        dims = self.tiles.dims
+        return dims[: len(dims) - len(self.subgroups)]
+
+    @property
+    def num_devices(self) -> int | None:
+        return self.tiles.num_devices if self.tiles is not None else None
+
+    @property
+    def is_replicated(self) -> bool:
+        if self.kind is Kind.TUPLE:
+            return all(e.is_replicated for e in self.elements)
+        if self.kind is Kind.REPLICATED:
+            return True
+        if self.kind is not Kind.TILED:
+            return False
+        return self.tiles.num_devices == 1 or collapsed_kind(self) is Kind.REPLICATED
+
+    def leaves(self) -> list[HloSharding]:
+        return list(self.elements) if self.kind is Kind.TUPLE else [self]
+
+    # --- transforms -----------------------------------------------------------------------------
+
+    def to_v2(self) -> HloSharding:
+        """The V2 (`<=[R]T(P)`) form of a V1 list when it has one; otherwise self.
+
+        Ids inside a replication group carry no order, so the groups are sorted before the
+        search: `{devices=[2,1,2]2,0,3,1 last_tile_dim_replicate}` (groups {0,2}, {1,3}) becomes
+        `{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}`.
+        """
+        if self.kind is Kind.TUPLE:
+            elements = tuple(e.to_v2() for e in self.elements)
+            changed = any(a is not b for a, b in zip(elements, self.elements))
+            return replace(self, elements=elements) if changed else self
+        if self.kind is not Kind.TILED or self.tiles.is_iota:
+            return self
+        form = iota_form(self._placement_array())
+        if form is None:
+            return self
+        return replace(self, tiles=Tiles._trusted(self.tiles.dims, *form))
+
+    def relabel(self, order) -> HloSharding:
+        """The sharding over mesh positions, where `order[i]` is the device id at position i.
+
+        torch_xla's `Mesh(device_ids=[0, 2, 1, 3], (2, 2))` with spec `(0, 1)` prints
+        `{devices=[2,2]0,2,1,3}`; relabelled by that order it is `{devices=[2,2]<=[4]}`. The
+        result is V2 whenever it has an iota form. Maximal devices are not relabelled.
+        """
+        if self.kind is Kind.TUPLE:
+            return replace(self, elements=tuple(e.relabel(order) for e in self.elements))
+        if self.kind is not Kind.TILED:
+            return self
+        position = _inverse_order(order, self.tiles.num_devices)
+        grid = position[self.tiles.array()]
+        tiles = Tiles._trusted(self.tiles.dims, devices=grid.ravel().tolist(), array=grid)
+        return replace(self, tiles=tiles).to_v2()
+
+    # --- semantic equality --------------------------------------------------------------------
+
+    def _placement_array(self) -> np.ndarray:
+        """The flat grid with each replication group sorted: one array per placement."""
+        grid = self.tiles.array()
+        if self.subgroups[-1:] != (SubgroupType.REPLICATED,):
+            return grid.ravel()
+        return np.sort(grid.reshape(-1, grid.shape[-1]), axis=1).ravel()
+
+    @cached_property
+    def _key(self) -> tuple:
+        if self.kind is Kind.TUPLE:
+            return (Kind.TUPLE, tuple(e._key for e in self.elements))
+        if self.is_replicated:
+            return (Kind.REPLICATED,)
+        if self.kind is Kind.MAXIMAL:
+            return (Kind.MAXIMAL, self.device)
+        if self.kind is not Kind.TILED:
+            return (self.kind,)
+        if collapsed_kind(self) is not None:
+            return (collapsed_kind(self),)
+        ids = self._placement_array().astype(np.int32).tobytes()
+        return (Kind.TILED, self.tiles.dims, self.subgroups, ids)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HloSharding):
+            return NotImplemented
+        if self is other or _same_v2(self, other):
+            return True
+        return self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    # --- text -----------------------------------------------------------------------------------
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"HloSharding({self._text!r})"
+
+    @cached_property
+    def _text(self) -> str:
+        if self.kind is Kind.TUPLE:
+            return _tuple_text(self.elements)
+        return "{" + _body_text(self) + _suffix_text(self) + "}"
+
+
+_COLLAPSE = {
+    SubgroupType.MANUAL: Kind.MANUAL,
+    SubgroupType.REPLICATED: Kind.REPLICATED,
+    SubgroupType.UNREDUCED: Kind.UNREDUCED,
+}
+
+
+def collapsed_kind(s: HloSharding) -> Kind | None:
+    """The plain kind of a tiling that only has subgroups of one type and no data tiling.
+
+    `{devices=[1,4]<=[4] last_tile_dims={unreduced}}` is `{unreduced}`. XLA collapses these when
+    it parses them, but can print one (from `last_tile_dims={manual, unreduced}` on `[1,4]`,
+    where the size-1 manual dim is dropped), so its text is not always a fixed point.
+    """
+    if s.kind is not Kind.TILED or len(set(s.subgroups)) != 1:
+        return None
+    if math.prod(s.data_dims) != 1:
+        return None
+    return _COLLAPSE.get(s.subgroups[0])
+
+
+def _check_fields(s: HloSharding) -> None:
+    """Each kind carries exactly its own fields."""
+    tiled = s.kind is Kind.TILED
+    if tiled != (s.tiles is not None):
+        raise ShardingValueError(f"a {s.kind.value} sharding {'needs' if tiled else 'has no'} tiles")
+    if (s.kind is Kind.MAXIMAL) != (s.device is not None):
+        raise ShardingValueError("only a maximal sharding has a device, and it must")
+    if s.subgroups and (not tiled or len(s.subgroups) > len(s.tiles.dims)):
+        raise ShardingValueError("subgroup types need as many trailing tile dims")
+    if s.elements and s.kind is not Kind.TUPLE:
+        raise ShardingValueError("only a tuple sharding has elements")
+
+
+def _same_v2(a: HloSharding, b: HloSharding) -> bool:
+    """Structurally identical V2 tilings: equal without materializing anything."""
+    if a.kind is not Kind.TILED or b.kind is not Kind.TILED:
+        return False
+    return a.tiles.is_iota and a.tiles == b.tiles and a.subgroups == b.subgroups
+
+
+def _inverse_order(order, n: int) -> np.ndarray:
+    order = np.asarray(order, dtype=np.int64).ravel()
+    if order.size != n or order.min() < 0 or order.max() >= n:
+        raise ShardingValueError(f"device order {_clip(order)} is not a permutation of 0..{n - 1}")
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(n)
+    if not (order[position] == np.arange(n)).all():
+        raise ShardingValueError(f"device order {_clip(order)} is not a permutation of 0..{n - 1}")
+    return position
+
+
+def _clip(order: np.ndarray) -> str:
+    ids = order.tolist()
+    return str(ids) if len(ids) <= 16 else str(ids[:16])[:-1] + ", ...]"
+
+
+def _tuple_text(elements) -> str:
+    """`{a, b, c, d, e, /*index=5*/f}`: XLA marks every fifth element with its index."""
+    parts = []
+    for i, e in enumerate(elements):
+        parts.append(f"/*index={i}*/{e}" if i and i % 5 == 0 else str(e))
+    return "{" + ", ".join(parts) + "}"
+
+
+def _body_text(s: HloSharding) -> str:
+    if s.kind in _KEYWORD_KINDS:
+        return s.kind.value
+    if s.kind is Kind.MAXIMAL:
+        return f"maximal device={s.device}"
+    text = f"devices={s.tiles}"
+    if s.subgroups == (SubgroupType.REPLICATED,):
+        return text + " last_tile_dim_replicate"
+    if s.subgroups:
+        text += " last_tile_dims={" + ", ".join(t.value for t in s.subgroups) + "}"
+    return text
+
+
+def _suffix_text(s: HloSharding) -> str:
+    text = ""
+    if s.shard_group is not None:
+        text += f" {s.shard_group[0]} {s.shard_group[1]}"
+    if s.metadata is not None:
+        text += f" metadata={s.metadata}"
+    return text

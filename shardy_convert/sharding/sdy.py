@@ -1,0 +1,94 @@
+"""Shardy (`sdy`) sharding values as plain data, printed in the dialect's text form.
+
+Pure Python: the MLIR boundary turns `str(x)` into an attribute with `ir.Attribute.parse`.
+Sub-axis orientation (measured by compiling on the CPU client): in `"a":(pre)size`, `pre` is the
+product of the MORE MAJOR part of axis `a`. On `"a"=6` with q the position in mesh order,
+`"a":(1)2` is q // 3 and `"a":(2)3` is q % 3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class AxisRef:
+    """A mesh axis, or the sub-axis `name:(pre)size` of it."""
+
+    name: str
+    pre: int | None = None
+    size: int | None = None
+
+    def __str__(self) -> str:
+        if self.pre is None:
+            return f'"{self.name}"'
+        return f'"{self.name}":({self.pre}){self.size}'
+
+
+@dataclass(frozen=True)
+class DimSharding:
+    """The axes one tensor dim is split over, major first; open dims may take more axes."""
+
+    axes: tuple[AxisRef, ...] = ()
+    is_closed: bool = True
+
+    def __str__(self) -> str:
+        inner = ", ".join(str(a) for a in self.axes)
+        if self.is_closed:
+            return f"{{{inner}}}"
+        return f"{{{inner}, ?}}" if inner else "{?}"
+
+
+@dataclass(frozen=True)
+class TensorSharding:
+    """`<@mesh, [dims], replicated={...}, unreduced={...}>`, the body of `#sdy.sharding`."""
+
+    mesh: str
+    dims: tuple[DimSharding, ...] = ()
+    replicated: tuple[AxisRef, ...] = ()
+    unreduced: tuple[AxisRef, ...] = ()
+
+    def __str__(self) -> str:
+        text = f"<@{self.mesh}, [{', '.join(str(d) for d in self.dims)}]"
+        if self.replicated:
+            text += f", replicated={{{', '.join(str(a) for a in self.replicated)}}}"
+        if self.unreduced:
+            text += f", unreduced={{{', '.join(str(a) for a in self.unreduced)}}}"
+        return text + ">"
+
+    def attr(self) -> str:
+        """The `#sdy.sharding<...>` attribute text."""
+        return f"#sdy.sharding{self}"
+
+    def opened(self, dims: tuple[int, ...] | frozenset[int]) -> TensorSharding:
+        """The same sharding with the given dims open (`@Sharding` `unspecified_dims`)."""
+        new = tuple(
+            DimSharding(d.axes, is_closed=False) if i in dims else d for i, d in enumerate(self.dims)
+        )
+        return TensorSharding(self.mesh, new, self.replicated, self.unreduced)
+
+
+def per_value_attr(shardings: list[TensorSharding]) -> str:
+    """`#sdy.sharding_per_value<[...]>` for an op's results."""
+    return f"#sdy.sharding_per_value<[{', '.join(str(s) for s in shardings)}]>"
+
+
+@dataclass(frozen=True)
+class Mesh:
+    """`<["a"=2, "b"=4], device_ids=[...]>`; `device_ids` None means iota order."""
+
+    axes: tuple[tuple[str, int], ...]
+    device_ids: tuple[int, ...] | None = None
+
+    @property
+    def size(self) -> int:
+        total = 1
+        for _, n in self.axes:
+            total *= n
+        return total
+
+    def __str__(self) -> str:
+        axes = ", ".join(f'"{name}"={size}' for name, size in self.axes)
+        if self.device_ids is None:
+            return f"<[{axes}]>"
+        return f"<[{axes}], device_ids=[{', '.join(map(str, self.device_ids))}]>"

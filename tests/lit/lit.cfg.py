@@ -1,0 +1,16 @@
+# lit configuration: one .mlir file per pass (Shardy/XLA style), run from tests/test_lit.py.
+# RUN lines call `shardy-convert` and `filecheck` from the project's virtualenv (PATH).
+import os
+
+import lit.formats
+
+config.name = "shardy-convert"
+config.test_format = lit.formats.ShTest()
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.excludes = ["Inputs"]
+config.environment["PATH"] = os.environ["PATH"]
+for var in ("XLA_FLAGS", "HOME", "PYTHONPATH"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+config.substitutions.append(("%testdata", os.path.join(config.test_source_root, "..", "..", "testdata")))
