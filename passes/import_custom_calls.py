@@ -206,6 +206,12 @@ def _reach(entry, block, position, ops) -> tuple[set[int], set[int]]:
                 if user is None:
                     continue
                 k = position[user]
+                if k == len(ops) - 1:
+                    raise ShardyConvertError(
+                        f"a manual value escapes its manual region: {user.name} uses it; Shardy "
+                        "has no form for it (a manual computation's results are global)",
+                        location=_loc(user),
+                    )
                 if _target(user) == SHARD_TO_FULL:
                     exits.add(k)
                 elif k not in inside and user != entry:
@@ -219,8 +225,12 @@ def _build_manual_computation(region: _Region, plan: MeshPlan) -> None:
     manual_axes = _manual_axes(region, plan)
     operands, in_shardings, consumed = _inputs(region)
     returns, out_shardings, dropped = _outputs(region, plan, inside)
-    hoisted = _local_constants(region, inside, dropped)
+    constants, captured = _captures(region, inside)
     _check_no_escape(region, inside, dropped)
+    # Values from outside (torch_xla uses replicated params inside its regions) come in as
+    # extra operands, replicated: every device sees the whole value, as under GSPMD.
+    operands += captured
+    in_shardings += [_replicated(plan, v.type) for v in captured]
     first_exit = min(region.exits, key=_position_in_block)
     mc = ir.Operation.create(
         "sdy.manual_computation",
@@ -235,20 +245,52 @@ def _build_manual_computation(region: _Region, plan: MeshPlan) -> None:
         loc=region.entries[0].location,
         ip=ir.InsertionPoint(first_exit),
     )
-    inner = mc.regions[0].blocks.append(
-        *[e.results[0].type for e in region.entries], arg_locs=[e.location for e in region.entries]
-    )
+    local_types = [e.results[0].type for e in region.entries] + [v.type for v in captured]
+    locs = [e.location for e in region.entries] + [mc.location] * len(captured)
+    inner = mc.regions[0].blocks.append(*local_types, arg_locs=locs)
     for k, entry in enumerate(region.entries):
         entry.results[0].replace_all_uses_with(inner.arguments[k])
     ip = ir.InsertionPoint(inner)
-    for op in hoisted + [op for op in region.ops if op not in dropped]:
-        op.detach_from_parent()
-        ip.insert(op)
+    for op in region.ops:
+        if op not in dropped:
+            op.detach_from_parent()
+            ip.insert(op)
     ir.Operation.create("sdy.return", operands=returns, loc=first_exit.location, ip=ip)
+    start = len(region.entries)
+    for k, value in enumerate(captured):
+        _replace_uses_within(value, inner.arguments[start + k], mc)
+    for const in constants:
+        clone = const.clone(ip=ir.InsertionPoint.at_block_begin(inner))
+        for old, new in zip(const.results, clone.results):
+            _replace_uses_within(old, new, mc)
     for k, exit_op in enumerate(region.exits):
         exit_op.results[0].replace_all_uses_with(mc.results[k])
     for op in region.exits + [o for o in region.ops if o in dropped] + region.entries + consumed:
         op.erase()
+    for const in constants:
+        if not list(const.results[0].uses):
+            const.erase()
+
+
+def _replicated(plan: MeshPlan, value_type: ir.Type) -> ir.Attribute:
+    rank = ir.RankedTensorType(value_type).rank if isinstance(value_type, ir.RankedTensorType) else 0
+    return ir.Attribute.parse(f"#sdy.sharding<@mesh, [{', '.join(['{}'] * rank)}]>")
+
+
+def _replace_uses_within(old: ir.Value, new: ir.Value, container: ir.Operation) -> None:
+    for use in list(old.uses):
+        if use.owner != container and _is_within(use.owner, container):
+            use.owner.operands[use.operand_number] = new
+
+
+def _is_within(op, container: ir.Operation) -> bool:
+    op = op.operation
+    while op is not None:
+        if op == container:
+            return True
+        parent = op.parent
+        op = None if parent is None else parent.operation
+    return False
 
 
 def _position_in_block(op: ir.Operation) -> int:
@@ -298,7 +340,7 @@ def _producer(value: ir.Value) -> ir.Operation | None:
 def _known_sharding(value: ir.Value) -> ir.Attribute | None:
     owner = value.owner
     if isinstance(owner, ir.Block):
-        func = owner.owner
+        func = owner.owner.operation
         if func.name != "func.func" or "arg_attrs" not in func.attributes:
             return None
         attrs = ir.DictAttr(ir.ArrayAttr(func.attributes["arg_attrs"])[ir.BlockArgument(value).arg_number])
@@ -327,35 +369,36 @@ def _outputs(region: _Region, plan: MeshPlan, inside: set) -> tuple[list[ir.Valu
     return returns, shardings, dropped
 
 
-def _local_constants(region: _Region, inside: set, dropped: set) -> list[ir.Operation]:
-    """Operand-free ops defined before the region and used only inside it (torch_xla puts the
-    local-shape constants there); they move into the region. Any other outside value used
-    inside is an error: a manual region sees only its own operands."""
-    hoisted: list[ir.Operation] = []
+def _captures(region: _Region, inside: set) -> tuple[list[ir.Operation], list[ir.Value]]:
+    """What the region uses from outside: operand-free ops (constants, cloned into it) and
+    other values (passed in as extra operands), each once, in first-use order."""
+    block = region.entries[0].block
     entries = set(region.entries)
+    constants: list[ir.Operation] = []
+    captured: list[ir.Value] = []
     for op in region.ops:
         for operand in _all_operands(op):
             producer = _producer(operand)
             if producer is None:
-                if _top_level_block_arg(operand, region):
-                    raise ShardyConvertError(
-                        "a value from outside the manual region is used inside it",
-                        location=_loc(op),
-                    )
+                owner = ir.BlockArgument(operand).owner.owner
+                if owner is not None and _top_level(owner, block) in inside:
+                    continue  # an argument of a block nested in the region
+                _add_value(captured, operand)
                 continue
-            top = _top_level(producer, region.entries[0].block)
-            if top is None or top in inside or top in entries or top in hoisted:
+            top = _top_level(producer, block)
+            if top is not None and (top in inside or top in entries):
                 continue
-            if len(list(top.operands)) or not all(
-                _top_level(u.owner, region.entries[0].block) in inside for r in top.results for u in r.uses
-            ):
-                raise ShardyConvertError(
-                    f"{top.name} defined outside the manual region is used inside it",
-                    location=_loc(op),
-                )
-            hoisted.append(top)
-    block_ops = [o.operation for o in region.entries[0].block.operations]
-    return sorted(hoisted, key=block_ops.index)
+            if top is not None and not list(top.operands) and not len(top.regions):
+                if top not in constants:
+                    constants.append(top)
+                continue
+            _add_value(captured, operand)
+    return constants, captured
+
+
+def _add_value(values: list[ir.Value], value: ir.Value) -> None:
+    if not any(v == value for v in values):
+        values.append(value)
 
 
 def _all_operands(op: ir.Operation) -> list[ir.Value]:
@@ -367,10 +410,6 @@ def _all_operands(op: ir.Operation) -> list[ir.Value]:
 
     op.walk(visit)
     return values
-
-
-def _top_level_block_arg(value: ir.Value, region: _Region) -> bool:
-    return ir.BlockArgument(value).owner == region.entries[0].block
 
 
 def _check_no_escape(region: _Region, inside: set, dropped: set) -> None:

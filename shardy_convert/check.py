@@ -226,6 +226,8 @@ def _run(compiled: Compiled, inputs: list[np.ndarray]) -> list[np.ndarray]:
     import jax
     from jax._src.sharding_impls import GSPMDSharding
 
+    # torch_xla graphs take f64 scalars; without x64 jax would silently make them f32.
+    jax.config.update("jax_enable_x64", True)
     args = [
         jax.device_put(value, GSPMDSharding(compiled.devices, sharding))
         for value, sharding in zip(inputs, compiled.parameters)

@@ -1,8 +1,9 @@
 """torch_xla dump files (`XLA_SAVE_TENSORS_FILE` with `XLA_SAVE_TENSORS_FMT=stablehlo`).
 
-A dump holds several graphs, each between a `## BEGIN_GRAPH` line and an `## END_GRAPH`
-line, after a header of Python frames and a `Graph Hash:` line. We keep every byte outside the
-graphs and replace each graph's module text, so the output is still a dump.
+A dump holds several graphs, each after a header of Python frames, between a `## BEGIN_GRAPH`
+line and an `## END_GRAPH` line; the module text inside is followed by a `Graph Hash:` line.
+We keep every byte outside the module texts and replace each module, so the output is still a
+dump.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from .errors import DumpError, ShardyConvertError
 
 BEGIN = "## BEGIN_GRAPH"
 END = "## END_GRAPH"
+HASH = "\nGraph Hash:"
 _LINE_COL = re.compile(r"^(\d+):(\d+)")
 
 
@@ -45,13 +47,15 @@ def split(text: str) -> tuple[list[str], list[Graph]]:
             break
         body_start = text.index("\n", start) + 1 if "\n" in text[start:] else len(text)
         end = text.find(END, body_start)
+        hash_line = text.find(HASH, body_start, end if end >= 0 else len(text))
         if end < 0:
             line = text.count("\n", 0, start) + 1
             raise DumpError(f"graph {len(graphs)} starting at line {line} has no {END}", graph=len(graphs))
         between.append(text[pos:body_start])
         first_line = text.count("\n", 0, body_start) + 1
-        graphs.append(Graph(len(graphs), text[body_start:end], first_line))
-        pos = end
+        body_end = hash_line if hash_line >= 0 else end
+        graphs.append(Graph(len(graphs), text[body_start:body_end], first_line))
+        pos = body_end
     if not graphs:
         raise DumpError(f"no {BEGIN} in this dump")
     between.append(text[pos:])
@@ -62,7 +66,7 @@ def join(between: list[str], bodies: list[str]) -> str:
     out = []
     for piece, body in zip(between, bodies):
         out.append(piece)
-        out.append(body if body.endswith("\n") else body + "\n")
+        out.append(body.rstrip("\n") + "\n")
     out.append(between[-1])
     return "".join(out)
 

@@ -57,6 +57,21 @@ class HloSharding:
     def __post_init__(self):
         _check_fields(self)
 
+    @classmethod
+    def _make(cls, kind, tiles=None, subgroups=(), device=None, elements=(), shard_group=None):
+        """Builds without the checks of __init__, for values this package built itself."""
+        sharding = object.__new__(cls)
+        sharding.__dict__.update(
+            kind=kind,
+            tiles=tiles,
+            subgroups=subgroups,
+            device=device,
+            elements=elements,
+            shard_group=shard_group,
+            metadata=None,
+        )
+        return sharding
+
     # --- views ----------------------------------------------------------------------------------
 
     @property
@@ -181,11 +196,18 @@ def collapsed_kind(s: HloSharding) -> Kind | None:
     it parses them, but can print one (from `last_tile_dims={manual, unreduced}` on `[1,4]`,
     where the size-1 manual dim is dropped), so its text is not always a fixed point.
     """
-    if s.kind is not Kind.TILED or len(set(s.subgroups)) != 1:
+    if s.kind is not Kind.TILED:
         return None
-    if math.prod(s.data_dims) != 1:
+    return collapsed_subgroups(s.tiles.dims, s.subgroups)
+
+
+def collapsed_subgroups(dims: tuple[int, ...], types: tuple[SubgroupType, ...]) -> Kind | None:
+    """`collapsed_kind` on raw tile dims and subgroup types."""
+    if not types or types.count(types[0]) != len(types):
         return None
-    return _COLLAPSE.get(s.subgroups[0])
+    if math.prod(dims[: len(dims) - len(types)]) != 1:
+        return None
+    return _COLLAPSE.get(types[0])
 
 
 def _check_fields(s: HloSharding) -> None:

@@ -15,17 +15,17 @@ import re
 import numpy as np
 
 from ..errors import ShardingSyntaxError, ShardingValueError
-from .iota import canonical_iota
+from .iota import canonical_iota, is_permutation
 from .model import HloSharding, Kind, SubgroupType
 from .tiles import MAX_DEVICES, Tiles
 from .xla_rules import subgroup
 
 # XLA's lexer skips whitespace, `/* ... */` and `// ...` comments between tokens.
 _SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
-_INT = re.compile(r"-?\d+")
+_INT = re.compile(r"-?[0-9]+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A run of integers separated by commas: the bulk of a V1 device list, matched in one go.
-_INT_RUN = re.compile(r"-?\d+(?:[ \t\r\n]*,[ \t\r\n]*-?\d+)*")
+_INT_RUN = re.compile(r"-?[0-9]+(?:[ \t\r\n]*,[ \t\r\n]*-?[0-9]+)*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 
 _KINDS = {
@@ -46,7 +46,74 @@ _METADATA_LIST = {"profile_type"}
 
 @functools.lru_cache(maxsize=8192)
 def parse(text: str) -> HloSharding:
-    """Parses one `mhlo.sharding` string; `""` is `{replicated}` (an empty OpSharding proto)."""
+    """Parses one `mhlo.sharding` string; `""` is `{replicated}` (an empty OpSharding proto).
+
+    Strict: raises `ShardingSyntaxError` (with the column) for text XLA would not read and
+    `ShardingValueError` for text that describes no placement. Cached on the string, since the
+    result is immutable and big modules repeat the same few strings.
+    """
+    return _parse_fast(text) or _parse_full(text)
+
+
+# The forms front-ends print (torch_xla's V1 lists, JAX's V2), matched by one regex. Anything
+# else, and anything that fails a check here, goes through the full parser, which reports errors.
+_FAST = re.compile(
+    r"\{devices=\[([0-9,]+)\](?:<=\[([0-9,]+)\](?:T\(([0-9,]+)\))?|([0-9,]+))"
+    r"( last_tile_dim_replicate)?\}"
+)
+_FAST_KINDS = {"": Kind.REPLICATED, **{"{" + k + "}": v for k, v in _KINDS.items()}}
+_FAST_KINDS.pop("{maximal}")
+
+
+def _parse_fast(text: str) -> HloSharding | None:
+    kind = _FAST_KINDS.get(text)
+    if kind is not None:
+        return HloSharding._make(kind)
+    m = _FAST.fullmatch(text)
+    if m is None or any(_malformed(g) for g in m.groups()[:4]):
+        return None
+    dims = _ints(m[1])
+    n = math.prod(dims)
+    if min(dims) < 1 or n > MAX_DEVICES:
+        return None
+    tiles = _fast_v1(dims, n, m[4]) if m[4] else _fast_v2(dims, n, m[2], m[3])
+    if tiles is None:
+        return None
+    return subgroup(tiles, (SubgroupType.REPLICATED,) if m[5] else ())
+
+
+def _malformed(ints: str | None) -> bool:
+    """An empty item in a `[0-9,]+` match: `1,,2`, `,1` or `1,`."""
+    return ints is not None and (",," in ints or ints[0] == "," or ints[-1] == ",")
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    return tuple(map(int, text.split(",")))
+
+
+def _fast_v1(dims, n: int, text: str) -> Tiles | None:
+    if len(text) < 4096:
+        ids = _ints(text)
+        if n < 2 or len(ids) != n or sorted(ids) != list(range(n)):
+            return None
+        return Tiles._trusted(dims, devices=ids)
+    ids = np.array(text.split(","), dtype=np.int64)
+    if ids.size != n or not is_permutation(ids):
+        return None
+    return Tiles._trusted(dims, devices=ids.tolist(), array=ids)
+
+
+def _fast_v2(dims, n: int, reshape_text: str, perm_text: str | None) -> Tiles | None:
+    reshape = _ints(reshape_text)
+    perm = _ints(perm_text) if perm_text else (0,)
+    if (len(reshape) > 1) != (perm_text is not None) or math.prod(reshape) != n:
+        return None
+    if min(reshape) < 1 or sorted(perm) != list(range(len(reshape))):
+        return None
+    return Tiles._trusted(dims, *canonical_iota(reshape, perm))
+
+
+def _parse_full(text: str) -> HloSharding:
     cur = _Cursor(text)
     if cur.at_end():
         return HloSharding(Kind.REPLICATED)

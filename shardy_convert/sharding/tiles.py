@@ -56,10 +56,13 @@ class Tiles:
     def _trusted(cls, dims, reshape=None, perm=None, devices=None, array=None) -> Tiles:
         """Builds without validation, for values this package has already checked."""
         tiles = object.__new__(cls)
-        _set(tiles, "dims", tuple(dims))
-        _set(tiles, "reshape", None if reshape is None else tuple(reshape))
-        _set(tiles, "perm", None if perm is None else tuple(perm))
-        _set(tiles, "devices", None if devices is None else tuple(devices))
+        # Writing __dict__ directly: the frozen dataclass's __setattr__ is for users, not us.
+        tiles.__dict__.update(
+            dims=tuple(dims),
+            reshape=None if reshape is None else tuple(reshape),
+            perm=None if perm is None else tuple(perm),
+            devices=None if devices is None else tuple(devices),
+        )
         if array is not None:
             array = array.reshape(tiles.dims)
             array.flags.writeable = False

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .iota import group_minor_sorted, transpose_iota
-from .model import HloSharding, Kind, SubgroupType, collapsed_kind
+from .model import HloSharding, Kind, SubgroupType, collapsed_subgroups
 from .tiles import Tiles
 
 # XLA's kOrderedTypes restricted to the subgroup types: merged subgroup dims come in this order.
@@ -27,11 +27,11 @@ def subgroup(tiles: Tiles, types: tuple[SubgroupType, ...]) -> HloSharding:
     `[2,2,2]<=[2,2,2]T(0,2,1) last_tile_dims={manual, replicated}`.
     """
     if not types:
-        return HloSharding(Kind.TILED, tiles)
+        return HloSharding._make(Kind.TILED, tiles)
     data_rank = len(tiles.dims) - len(types)
-    collapsed = collapsed_kind(HloSharding(Kind.TILED, tiles, types))
+    collapsed = collapsed_subgroups(tiles.dims, types)
     if collapsed is not None:
-        return HloSharding(collapsed)
+        return HloSharding._make(collapsed)
     by_type, removed = _dims_by_type(tiles.dims, types, data_rank)
     merging = bool(removed) or len(by_type) > 1
     merging = merging or any(len(dims) > 1 for dims in by_type.values())
@@ -77,11 +77,11 @@ def _create(tiles: Tiles, types: tuple[SubgroupType, ...]) -> HloSharding:
     if types == (SubgroupType.REPLICATED,):
         return partial_tile(tiles)
     if types == (SubgroupType.MANUAL,) and tiles.num_devices == tiles.dims[-1]:
-        return HloSharding(Kind.MANUAL)
+        return HloSharding._make(Kind.MANUAL)
     if types and types[-1] is SubgroupType.REPLICATED:
         partial = partial_tile(tiles)
-        return HloSharding(Kind.TILED, partial.tiles, types)
-    return HloSharding(Kind.TILED, tiles, types)
+        return HloSharding._make(Kind.TILED, partial.tiles, types)
+    return HloSharding._make(Kind.TILED, tiles, types)
 
 
 def partial_tile(tiles: Tiles) -> HloSharding:
@@ -94,16 +94,24 @@ def partial_tile(tiles: Tiles) -> HloSharding:
     """
     dims, group = tiles.dims, tiles.dims[-1]
     if len(dims) == 1 or group == tiles.num_devices:
-        return HloSharding(Kind.REPLICATED)
+        return HloSharding._make(Kind.REPLICATED)
     if group == 1:
-        return HloSharding(Kind.TILED, tiles.reshaped(dims[:-1]))
+        return HloSharding._make(Kind.TILED, tiles.reshaped(dims[:-1]))
     replicated = (SubgroupType.REPLICATED,)
     if tiles.is_iota:
         if tiles.reshape[tiles.perm[-1]] == group:
-            return HloSharding(Kind.TILED, tiles, replicated)
+            return HloSharding._make(Kind.TILED, tiles, replicated)
         regrouped = group_minor_sorted(tiles.reshape, tiles.perm, group)
         if regrouped is not None:
-            return HloSharding(Kind.TILED, Tiles(dims, *regrouped), replicated)
-    grid = np.sort(tiles.array().reshape(-1, group), axis=1).reshape(dims)
-    sorted_tiles = Tiles._trusted(dims, devices=grid.ravel().tolist(), array=grid)
-    return HloSharding(Kind.TILED, sorted_tiles, replicated)
+            return HloSharding._make(Kind.TILED, Tiles(dims, *regrouped), replicated)
+    return HloSharding._make(Kind.TILED, _sort_groups(tiles, group), replicated)
+
+
+def _sort_groups(tiles: Tiles, group: int) -> Tiles:
+    """The ids of each consecutive run of `group` ids sorted: `1,0,3,2` by 2 is `0,1,2,3`."""
+    if tiles.devices is not None and tiles.num_devices <= 1024:
+        ids = tiles.devices
+        ids = [d for i in range(0, len(ids), group) for d in sorted(ids[i : i + group])]
+        return Tiles._trusted(tiles.dims, devices=ids)
+    grid = np.sort(tiles.array().reshape(-1, group), axis=1).reshape(tiles.dims)
+    return Tiles._trusted(tiles.dims, devices=grid.ravel().tolist(), array=grid)
