@@ -158,7 +158,9 @@ class _Region:
 
 def _import_manual_regions(block: ir.Block, plan: MeshPlan | None) -> None:
     if plan is None:
-        raise ShardyConvertError("manual region in a module without a mesh (run import-shardings first)")
+        raise ShardyConvertError(
+            "manual region in a module without a mesh (run import-shardings first)"
+        )
     for region in _find_regions(block):
         _build_manual_computation(region, plan)
 
@@ -189,7 +191,9 @@ def _find_regions(block: ir.Block) -> list[_Region]:
             merged = (merged[0] | other[0], merged[1] | other[1], merged[2] | other[2])
         regions.append(merged)
     return [
-        _Region([ops[k] for k in sorted(e)], [ops[k] for k in sorted(x)], [ops[k] for k in sorted(i)])
+        _Region(
+            [ops[k] for k in sorted(e)], [ops[k] for k in sorted(x)], [ops[k] for k in sorted(i)]
+        )
         for e, x, i in sorted(regions, key=lambda r: min(r[0]))
     ]
 
@@ -245,6 +249,19 @@ def _build_manual_computation(region: _Region, plan: MeshPlan) -> None:
         loc=region.entries[0].location,
         ip=ir.InsertionPoint(first_exit),
     )
+    _fill_body(mc, region, returns, dropped, constants, captured)
+    for k, exit_op in enumerate(region.exits):
+        exit_op.results[0].replace_all_uses_with(mc.results[k])
+    for op in region.exits + [o for o in region.ops if o in dropped] + region.entries + consumed:
+        op.erase()
+    for const in constants:
+        if not list(const.results[0].uses):
+            const.erase()
+
+
+def _fill_body(mc, region: _Region, returns, dropped: set, constants, captured) -> None:
+    """Moves the region's ops into the manual computation's block, in their order; entries'
+    results and captured values become block arguments, constants are cloned in."""
     local_types = [e.results[0].type for e in region.entries] + [v.type for v in captured]
     locs = [e.location for e in region.entries] + [mc.location] * len(captured)
     inner = mc.regions[0].blocks.append(*local_types, arg_locs=locs)
@@ -255,7 +272,7 @@ def _build_manual_computation(region: _Region, plan: MeshPlan) -> None:
         if op not in dropped:
             op.detach_from_parent()
             ip.insert(op)
-    ir.Operation.create("sdy.return", operands=returns, loc=first_exit.location, ip=ip)
+    ir.Operation.create("sdy.return", operands=returns, loc=region.exits[0].location, ip=ip)
     start = len(region.entries)
     for k, value in enumerate(captured):
         _replace_uses_within(value, inner.arguments[start + k], mc)
@@ -263,17 +280,12 @@ def _build_manual_computation(region: _Region, plan: MeshPlan) -> None:
         clone = const.clone(ip=ir.InsertionPoint.at_block_begin(inner))
         for old, new in zip(const.results, clone.results):
             _replace_uses_within(old, new, mc)
-    for k, exit_op in enumerate(region.exits):
-        exit_op.results[0].replace_all_uses_with(mc.results[k])
-    for op in region.exits + [o for o in region.ops if o in dropped] + region.entries + consumed:
-        op.erase()
-    for const in constants:
-        if not list(const.results[0].uses):
-            const.erase()
 
 
 def _replicated(plan: MeshPlan, value_type: ir.Type) -> ir.Attribute:
-    rank = ir.RankedTensorType(value_type).rank if isinstance(value_type, ir.RankedTensorType) else 0
+    rank = (
+        ir.RankedTensorType(value_type).rank if isinstance(value_type, ir.RankedTensorType) else 0
+    )
     return ir.Attribute.parse(f"#sdy.sharding<@mesh, [{', '.join(['{}'] * rank)}]>")
 
 
@@ -343,7 +355,9 @@ def _known_sharding(value: ir.Value) -> ir.Attribute | None:
         func = owner.owner.operation
         if func.name != "func.func" or "arg_attrs" not in func.attributes:
             return None
-        attrs = ir.DictAttr(ir.ArrayAttr(func.attributes["arg_attrs"])[ir.BlockArgument(value).arg_number])
+        attrs = ir.DictAttr(
+            ir.ArrayAttr(func.attributes["arg_attrs"])[ir.BlockArgument(value).arg_number]
+        )
         return attrs[SDY_SHARDING] if SDY_SHARDING in attrs else None
     if SDY_SHARDING not in owner.attributes:
         return None
@@ -357,8 +371,12 @@ def _outputs(region: _Region, plan: MeshPlan, inside: set) -> tuple[list[ir.Valu
     for exit_op in region.exits:
         value = exit_op.operands[0]
         producer = _producer(value)
-        if producer is not None and producer in inside and _target(producer) == "Sharding" \
-                and len(list(value.uses)) == 1:
+        if (
+            producer is not None
+            and producer in inside
+            and _target(producer) == "Sharding"
+            and len(list(value.uses)) == 1
+        ):
             dropped.add(producer)
             value = producer.operands[0]
         returns.append(value)

@@ -56,7 +56,11 @@ class ImportShardingsPass:
 
 
 def _num_partitions(module: ir.Operation) -> int | None:
-    attr = module.attributes["mhlo.num_partitions"] if "mhlo.num_partitions" in module.attributes else None
+    attr = (
+        module.attributes["mhlo.num_partitions"]
+        if "mhlo.num_partitions" in module.attributes
+        else None
+    )
     return None if attr is None else ir.IntegerAttr(attr).value
 
 
@@ -144,7 +148,9 @@ def _import_op(site: Site, sharding: HloSharding, plan: MeshPlan, attr) -> None:
     del op.attributes[SHARDING]
 
 
-def _on_type(site: Site, sharding: HloSharding, value_type: ir.Type, plan: MeshPlan) -> TensorSharding:
+def _on_type(
+    site: Site, sharding: HloSharding, value_type: ir.Type, plan: MeshPlan
+) -> TensorSharding:
     if isinstance(value_type, ir.RankedTensorType):
         return _on_rank(site, sharding, ir.RankedTensorType(value_type).rank, plan)
     if str(value_type) == "!stablehlo.token":

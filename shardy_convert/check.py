@@ -32,9 +32,7 @@ def ensure_devices(n: int) -> None:
         from jax._src import xla_bridge
 
         if xla_bridge.backends_are_initialized() and len(_backend().devices()) < n:
-            raise ShardyConvertError(
-                f"the CPU client already started with fewer than {n} devices"
-            )
+            raise ShardyConvertError(f"the CPU client already started with fewer than {n} devices")
     flags = _DEVICE_FLAG.sub("", flags)
     os.environ["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={n}".strip()
 
@@ -94,9 +92,7 @@ class Report:
         return not self.differences
 
     def __str__(self) -> str:
-        head = (
-            f"{self.parameters} parameters, {self.outputs} outputs on {self.num_devices} devices"
-        )
+        head = f"{self.parameters} parameters, {self.outputs} outputs on {self.num_devices} devices"
         if self.ok:
             return f"same program: {head}"
         return f"DIFFERENT: {head}\n" + "\n".join(f"  {d}" for d in self.differences)
@@ -146,9 +142,19 @@ def _diff(a: np.ndarray, b: np.ndarray) -> str:
 
 
 _DTYPES = {
-    "f64": "float64", "f32": "float32", "f16": "float16", "bf16": "bfloat16", "i1": "bool",
-    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-    "ui8": "uint8", "ui16": "uint16", "ui32": "uint32", "ui64": "uint64",
+    "f64": "float64",
+    "f32": "float32",
+    "f16": "float16",
+    "bf16": "bfloat16",
+    "i1": "bool",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "ui8": "uint8",
+    "ui16": "uint16",
+    "ui32": "uint32",
+    "ui64": "uint64",
 }
 
 Shape = tuple[tuple[int, ...], np.dtype]

@@ -52,7 +52,9 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 
 @main.command()
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(allow_dash=True))
-@click.option("-o", "--output", type=click.Path(), help="Output file or directory (default stdout).")
+@click.option(
+    "-o", "--output", type=click.Path(), help="Output file or directory (default stdout)."
+)
 @click.option(
     "--emit",
     type=click.Choice(["text", "bytecode"]),
@@ -71,7 +73,9 @@ def convert(inputs, output, emit, mesh, num_devices, imported) -> None:
 
 @main.command()
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(allow_dash=True))
-@click.option("-o", "--output", type=click.Path(), help="Output file or directory (default stdout).")
+@click.option(
+    "-o", "--output", type=click.Path(), help="Output file or directory (default stdout)."
+)
 def v2(inputs, output) -> None:
     """Only rewrite V1 device lists to V2 iota form; the module stays GSPMD."""
     from .files import Job, run_jobs

@@ -122,12 +122,14 @@ def is_shardy(module: ir.Operation) -> bool:
 def _check_no_gspmd_left(module: ir.Operation) -> None:
     left = next(sites(module), None)
     if left is not None:
-        raise ModuleError(f'mhlo.sharding "{left.text}" left after conversion', location=left.location)
+        raise ModuleError(
+            f'mhlo.sharding "{left.text}" left after conversion', location=left.location
+        )
 
 
 def parse_mesh(mesh: Sequence[tuple[str, int]] | str | None) -> tuple[tuple[str, int], ...] | None:
     """`"batch=2,model=4"` or `[("batch", 2), ...]` -> (("batch", 2), ("model", 4))."""
-    if mesh is None or isinstance(mesh, (list, tuple)) and not mesh:
+    if mesh is None or (isinstance(mesh, (list, tuple)) and not mesh):
         return None
     if not isinstance(mesh, str):
         return tuple((str(n), int(s)) for n, s in mesh)

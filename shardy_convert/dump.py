@@ -50,7 +50,9 @@ def split(text: str) -> tuple[list[str], list[Graph]]:
         hash_line = text.find(HASH, body_start, end if end >= 0 else len(text))
         if end < 0:
             line = text.count("\n", 0, start) + 1
-            raise DumpError(f"graph {len(graphs)} starting at line {line} has no {END}", graph=len(graphs))
+            raise DumpError(
+                f"graph {len(graphs)} starting at line {line} has no {END}", graph=len(graphs)
+            )
         between.append(text[pos:body_start])
         first_line = text.count("\n", 0, body_start) + 1
         body_end = hash_line if hash_line >= 0 else end
@@ -71,9 +73,7 @@ def join(between: list[str], bodies: list[str]) -> str:
     return "".join(out)
 
 
-def transform(
-    text: str, fn: Callable[[Graph], str]
-) -> tuple[str | None, list[ShardyConvertError]]:
+def transform(text: str, fn: Callable[[Graph], str]) -> tuple[str | None, list[ShardyConvertError]]:
     """Applies `fn` to every graph; returns the new dump, or None and every graph's error.
 
     Error locations `LINE:COL` are shifted from the graph's own lines to the dump's lines.
@@ -101,4 +101,4 @@ def shift_location(location: str | None, lines: int) -> str | None:
     m = _LINE_COL.match(location)
     if not m:
         return location
-    return f"{int(m.group(1)) + lines}:{m.group(2)}{location[m.end():]}"
+    return f"{int(m.group(1)) + lines}:{m.group(2)}{location[m.end() :]}"

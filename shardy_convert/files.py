@@ -106,7 +106,9 @@ def expand(inputs: Sequence[str]) -> Iterator[tuple[str, Path | None]]:
 def run_jobs(job: Job, inputs: Sequence[str], output: str | None) -> int:
     """Processes every input; returns the number of failed files."""
     items = list(expand(inputs))
-    to_dir = output is not None and (len(items) > 1 or Path(output).is_dir() or any(r for _, r in items))
+    to_dir = output is not None and (
+        len(items) > 1 or Path(output).is_dir() or any(r for _, r in items)
+    )
     failures = 0
     for name, rel in items:
         try:

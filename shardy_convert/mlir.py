@@ -59,7 +59,9 @@ def mlir_error(what: str, e: ir.MLIRError) -> ModuleError:
     if not diags:
         return ModuleError(f"{what}: {e}")
     first = diags[0]
-    notes = "".join(f"\n  note: {n.message}" for n in first.notes if "see current operation" not in n.message)
+    notes = "".join(
+        f"\n  note: {n.message}" for n in first.notes if "see current operation" not in n.message
+    )
     return ModuleError(f"{what}: {first.message}{notes}", location=format_location(first.location))
 
 
@@ -84,7 +86,7 @@ def print_module(module: ir.Module, emit: str = "text") -> str | bytes:
         buf = io.BytesIO()
         module.operation.write_bytecode(buf)
         return buf.getvalue()
-    return module.operation.get_asm(enable_debug_info=False) 
+    return module.operation.get_asm(enable_debug_info=False)
 
 
 def run_pipeline(module: ir.Module, steps: Sequence[str | tuple[str, PythonPass]]) -> None:

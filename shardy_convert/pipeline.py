@@ -38,7 +38,7 @@ SDY_IMPORT = "sdy-import-pipeline"
 
 @dataclass(frozen=True)
 class Options:
-    """Options of the project's passes, by field name (`num_devices`, `fallback_devices`, `mesh`)."""
+    """Options of the project's passes, by field name (see ImportShardingsPass)."""
 
     num_devices: int | None = None
     fallback_devices: int | None = None

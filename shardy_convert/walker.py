@@ -46,7 +46,9 @@ class Site:
             loc = format_location(_block(self.owner).arguments[self.index].location)
             return _join(loc, f"arg {self.index} of @{self.func_name}")
         if self.kind == "result":
-            return _join(format_location(self.owner.location), f"result {self.index} of @{self.func_name}")
+            return _join(
+                format_location(self.owner.location), f"result {self.index} of @{self.func_name}"
+            )
         return _join(format_location(self.owner.location), self.owner.name)
 
     def parse(self) -> HloSharding:
@@ -163,7 +165,9 @@ def transform_shardings(module: ir.Operation, fn: Callable[[str, Site], str]) ->
             attr = ir.StringAttr.get(new)
             if site.kind in ("arg", "result"):
                 key = (id(site.owner), site.kind)
-                edits.setdefault(key, ValueAttrs(site.owner, site.kind)).dicts[site.index][SHARDING] = attr
+                edits.setdefault(key, ValueAttrs(site.owner, site.kind)).dicts[site.index][
+                    SHARDING
+                ] = attr
             else:
                 _write(site, attr)
         for attrs in edits.values():

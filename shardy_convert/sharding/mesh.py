@@ -133,7 +133,9 @@ def factor_refs(factor: Factor, spans: Sequence[Span]) -> list[AxisRef] | None:
         if x % span.lo or span.hi % y or y % x:
             return None
         size = y // x
-        refs.append(AxisRef(span.name) if size == span.size else AxisRef(span.name, span.hi // y, size))
+        refs.append(
+            AxisRef(span.name) if size == span.size else AxisRef(span.name, span.hi // y, size)
+        )
     return refs
 
 
@@ -149,7 +151,9 @@ def merge_refs(refs: Sequence[AxisRef], sizes: dict[str, int]) -> tuple[AxisRef,
             out.append(ref)
             continue
         size = last.size * ref.size
-        out[-1] = AxisRef(ref.name) if size == sizes[ref.name] else AxisRef(ref.name, last.pre, size)
+        out[-1] = (
+            AxisRef(ref.name) if size == sizes[ref.name] else AxisRef(ref.name, last.pre, size)
+        )
     return tuple(out)
 
 
@@ -294,9 +298,7 @@ def plan_mesh(
     batch=2,model=4`) the user's axis names, order and sizes are used as given.
     """
     leaves = {leaf for s in shardings for leaf in s.leaves()}
-    tiled = sorted(
-        (s for s in leaves if s.kind is Kind.TILED and not s.is_replicated), key=str
-    )
+    tiled = sorted((s for s in leaves if s.kind is Kind.TILED and not s.is_replicated), key=str)
     maximal = tuple(sorted({s.device for s in leaves if s.kind is Kind.MAXIMAL}))
     counted = _device_count(tiled, num_devices, hint)
     n = counted or 1
@@ -332,6 +334,8 @@ def _device_count(
     if hint:
         known["the mesh " + ",".join(f"{a}={n}" for a, n in hint)] = math.prod(n for _, n in hint)
     if len(set(known.values())) > 1:
-        said = ", ".join(f"{who} say{'s' if who != 'the shardings' else ''} {n}" for who, n in known.items())
+        said = ", ".join(
+            f"{who} say{'s' if who != 'the shardings' else ''} {n}" for who, n in known.items()
+        )
         raise ShardingValueError(f"device counts disagree: {said}")
     return next(iter(known.values()), None)

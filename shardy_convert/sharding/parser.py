@@ -22,11 +22,11 @@ from .xla_rules import subgroup
 
 # XLA's lexer skips whitespace, `/* ... */` and `// ...` comments between tokens.
 _SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
-_INT = re.compile(r"-?[0-9]+")
+_INT = re.compile(r"-?[0-9]+(?![A-Za-z0-9_])")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A run of integers separated by commas: the bulk of a V1 device list, matched in one go.
-_INT_RUN = re.compile(r"-?[0-9]+(?:[ \t\r\n]*,[ \t\r\n]*-?[0-9]+)*")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_INT_RUN = re.compile(r"-?[0-9]+(?:[ \t\r\n]*,[ \t\r\n]*-?[0-9]+)*(?![A-Za-z0-9_])")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', re.S)
 
 _KINDS = {
     "replicated": Kind.REPLICATED,
@@ -176,12 +176,11 @@ class _Cursor:
         return ShardingSyntaxError(message, self.text, pos + 1)
 
     def value_error(self, message: str, pos: int) -> ShardingValueError:
-        return ShardingValueError(_located(message, self.text, pos))
-
-
-def _located(message: str, text: str, pos: int) -> str:
-    shown = text if len(text) <= 120 else text[:117] + "..."
-    return f'{message} at column {pos + 1} of "{shown}"'
+        """A well-formed but impossible value; quotes the text and names the column too."""
+        shown = self.text if len(self.text) <= 120 else self.text[:117] + "..."
+        error = ShardingValueError(f'{message} at column {pos + 1} of "{shown}"')
+        error.text, error.column = self.text, pos + 1
+        return error
 
 
 # --- tuples ------------------------------------------------------------------------------------
@@ -209,8 +208,9 @@ def _tuple(cur: _Cursor) -> HloSharding:
 class _Items:
     """What one `{...}` said, with the position of each attribute for error messages."""
 
-    def __init__(self):
-        self.seen: dict[str, int] = {}
+    def __init__(self, start: int):
+        self.start = start  # the opening `{`
+        self.seen: dict[str, tuple[int, str]] = {}
         self.kind: Kind | None = None
         self.device: int | None = None
         self.tiles: tuple | None = None  # (dims, reshape, perm, devices, devices_pos)
@@ -219,19 +219,21 @@ class _Items:
         self.metadata: str | None = None
 
     def mark(self, cur: _Cursor, name: str, pos: int, group: str | None = None) -> None:
+        """Records an attribute; XLA lets a repeat silently win, we refuse it."""
         group = group or name
         if group in self.seen:
-            raise cur.error(f"{_what(name)} repeats or conflicts with an earlier attribute", pos)
-        self.seen[group] = pos
+            earlier = self.seen[group][1]
+            how = "is given twice" if earlier == name else f"conflicts with '{earlier}'"
+            raise cur.error(f"'{name}' {how}", pos)
+        self.seen[group] = (pos, name)
 
-
-def _what(name: str) -> str:
-    return f"'{name}'" if name in _KINDS or " " not in name else name
+    def pos(self, group: str) -> int:
+        return self.seen[group][0]
 
 
 def _single(cur: _Cursor) -> HloSharding:
     """`{` already read: attributes in any order up to `}`, then XLA's construction."""
-    items = _Items()
+    items = _Items(cur.pos - 1)
     while not cur.eat("}"):
         if cur.at_end():
             raise cur.error("expected '}' to end the sharding")
@@ -247,6 +249,8 @@ def _item(cur: _Cursor, items: _Items) -> None:
     if cur.text.startswith("=", cur.pos):
         cur.pos += 1
         handler = _ATTRIBUTES.get(name)
+    elif name in _ATTRIBUTES:
+        raise cur.error(f"expected '=' right after '{name}'")
     else:
         handler = _KEYWORDS.get(name)
     if handler is None:
@@ -339,16 +343,27 @@ def _metadata_list(cur: _Cursor) -> None:
 
 
 def _metadata_fields(cur: _Cursor) -> None:
-    """`op_name="x" source_line=3, profile_type={1}}` up to and including the closing `}`."""
-    while not cur.eat("}"):
-        if cur.at_end():
-            raise cur.error("expected '}' to end metadata")
+    """`op_name="x" source_line=3, profile_type={1}}` up to and including the closing `}`.
+
+    Fields are separated by spaces or one comma; each may appear once (as in XLA).
+    """
+    seen: set[str] = set()
+    if cur.eat("}"):
+        return
+    while True:
         pos = cur.skip()
         key = cur.word()
         if key is None or not cur.text.startswith("=", cur.pos):
             raise cur.error("expected a metadata field like op_name=", pos)
+        if key in seen:
+            raise cur.error(f"metadata field '{key}' is given twice", pos)
+        seen.add(key)
         cur.pos += 1
         _metadata_value(cur, key, pos)
+        if cur.eat("}"):
+            return
+        if cur.at_end():
+            raise cur.error("expected '}' to end metadata")
         cur.eat(",")
 
 
@@ -518,11 +533,11 @@ def _with_extras(sharding: HloSharding, shard_group, metadata) -> HloSharding:
 def _check_attributes(cur: _Cursor, items: _Items, kind: Kind) -> None:
     seen = items.seen
     if kind is not Kind.TILED and "last tile dims" in seen:
-        raise cur.error(f"a {kind.value} sharding has no last tile dims", seen["last tile dims"])
+        raise cur.error(f"a {kind.value} sharding has no last tile dims", items.pos("last tile dims"))
     if kind in (Kind.MAXIMAL, Kind.TILED) or "devices" not in seen:
         return
     raise cur.value_error(
-        f"{kind.value} shardings should not have any devices assigned", seen["devices"]
+        f"{kind.value} shardings should not have any devices assigned", items.pos("devices")
     )
 
 
@@ -532,7 +547,7 @@ def _maximal_device(cur: _Cursor, items: _Items) -> int:
         return items.device
     tiles = items.tiles
     if tiles is None or tiles[3] is None or tiles[3].size != 1 or math.prod(tiles[0]) != 1:
-        pos = items.seen.get("devices", items.seen["kind"])
+        pos = items.pos("devices" if "devices" in items.seen else "kind")
         raise cur.value_error("maximal shardings should have exactly one device assigned", pos)
     if tiles[3][0] < 0:
         raise cur.value_error(f"device id {tiles[3][0]} is negative", tiles[4])
@@ -541,14 +556,13 @@ def _maximal_device(cur: _Cursor, items: _Items) -> int:
 
 def _tiled(cur: _Cursor, items: _Items) -> HloSharding:
     if items.tiles is None:
-        pos = items.seen.get("devices", cur.pos - 1)
-        raise cur.value_error("a tiled sharding needs 'devices=[...]'", pos)
+        raise cur.value_error("a tiled sharding needs 'devices=[...]'", items.start)
     dims, reshape, perm, devices, pos = items.tiles
     types = items.types or ()
     if len(types) > len(dims):
         raise cur.value_error(
             f"{len(types)} last tile dim types but only {len(dims)} tile dims",
-            items.seen["last tile dims"],
+            items.pos("last tile dims"),
         )
     if devices is None:
         return subgroup(Tiles._trusted(dims, *canonical_iota(reshape, perm)), types)

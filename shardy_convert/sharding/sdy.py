@@ -63,7 +63,8 @@ class TensorSharding:
     def opened(self, dims: tuple[int, ...] | frozenset[int]) -> TensorSharding:
         """The same sharding with the given dims open (`@Sharding` `unspecified_dims`)."""
         new = tuple(
-            DimSharding(d.axes, is_closed=False) if i in dims else d for i, d in enumerate(self.dims)
+            DimSharding(d.axes, is_closed=False) if i in dims else d
+            for i, d in enumerate(self.dims)
         )
         return TensorSharding(self.mesh, new, self.replicated, self.unreduced)
 
