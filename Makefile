@@ -34,7 +34,7 @@ testdata: $(PY) ## regenerate testdata/ with real torch_xla 2.9 and JAX runs (in
 	$(PY) testdata/make_testdata.py
 
 golden: ## regenerate the expected outputs under testdata/golden/ from the current converter
-	$(PY) -m shardy_convert.golden
+	$(PY) testdata/make_golden.py
 
 bench: ## benchmark: conversion and sharding parse against jaxlib's floor, in one run
 	$(PY) bench/bench_sharding.py

@@ -120,6 +120,26 @@ def opt(input, passes, split_input_file, mesh, num_devices) -> None:
     _run(action)
 
 
+@main.command()
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.option(
+    "--devices",
+    type=click.IntRange(min=1),
+    help="CPU devices to compile on (default: what the shardings say).",
+)
+@_mesh_option
+def check(inputs, devices, mesh) -> None:
+    """Convert, compile original (GSPMD) and result (Shardy) on the CPU PJRT client, compare."""
+    import os
+
+    # Before jaxlib loads: XLA's C++ warnings (GSPMD deprecation, device lists) would drown
+    # the report.
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    from .files import check_inputs
+
+    _run(lambda: check_inputs(inputs, devices, mesh))
+
+
 @main.command("list-passes")
 def list_passes() -> None:
     """Print every pass of the project with its description."""

@@ -161,3 +161,35 @@ def _write(result: str | bytes, target: Path | None) -> None:
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def check_inputs(inputs: Sequence[str], devices: int | None, mesh: str | None) -> int:
+    """`check`: per graph, convert and compare compiled programs; returns the failure count."""
+    from .check import compare, ensure_devices
+    from .converter import convert
+
+    failures = 0
+    for name, _ in expand(inputs):
+        try:
+            text = read_input(name).decode()
+            graphs = dump.graphs(text) if dump.is_dump(text) else [dump.Graph(0, text, 1)]
+        except (ShardyConvertError, UnicodeDecodeError) as e:
+            click.echo(f"{name}: error: {e}", err=True)
+            failures += 1
+            continue
+        count = devices or dump_device_count(text)
+        ensure_devices(max(count or 1, 1))
+        for graph in graphs:
+            is_dump = dump.is_dump(text)
+            where = f"{name}:graph {graph.index}" if is_dump else name
+            try:
+                result = convert(graph.text, mesh=mesh, num_devices=devices, fallback_devices=count)
+                report = compare(graph.text, result, count or 1)
+            except ShardyConvertError as e:
+                e.location = dump.shift_location(e.location, graph.first_line - 1)
+                click.echo(str(e.located(file=name, graph=graph.index if is_dump else None)), err=True)
+                failures += 1
+                continue
+            click.echo(f"{where}: {report}")
+            failures += not report.ok
+    return failures

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from shardy_convert import ShardyConvertError, convert, dump
-from shardy_convert.check import compare
+from shardy_convert.check import compare, compile_module
 
 from .conftest import TESTDATA, manifest
 
@@ -56,3 +56,23 @@ def test_graph_without_shardy_form_is_a_located_error(entry, graph):
     message = str(info.value)
     assert info.value.location, message
     assert entry["expect"].removeprefix("error: ") in message
+
+
+TWINS = [
+    pytest.param(e, id=e["path"])
+    for e in manifest()
+    if e["kind"] == "jax_gspmd" and e.get("twin") and e["expect"] == "ok"
+]
+
+
+@pytest.mark.parametrize("entry", TWINS)
+def test_jax_gspmd_converts_to_what_jax_lowers_with_shardy(entry):
+    """Our conversion of JAX's GSPMD lowering and JAX's own Shardy lowering of the same program
+    compile (both with Shardy) to the same parameter and output shardings."""
+    n = entry["num_devices"]
+    ours = convert((TESTDATA / entry["path"]).read_text(), num_devices=n)
+    reference = (TESTDATA / entry["twin"]).read_text()
+    a = compile_module(ours, n, shardy=True)
+    b = compile_module(reference, n, shardy=True)
+    assert a.parameters == b.parameters
+    assert a.outputs == b.outputs

@@ -1,0 +1,16 @@
+module @jit_f attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=4]> {stablehlo.mesh = {axes = [{name = "x", size = 2 : i64}, {name = "y", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}, %arg1: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"y"}, {}]>}) -> (tensor<8x16xf32> {jax.result_info = "result['pair'][0]", sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}, tensor<8x8xf32> {jax.result_info = "result['pair'][1]", sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}]>}, tensor<f32> {jax.result_info = "result['s']", sdy.sharding = #sdy.sharding<@mesh, []>}, tensor<16x8xf32> {jax.result_info = "result['t']", sdy.sharding = #sdy.sharding<@mesh, [{"y"}, {}]>}) {
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+    %1 = stablehlo.add %arg0, %0 : tensor<8x16xf32>
+    %2 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32>
+    %3 = stablehlo.transpose %2, dims = [1, 0] : (tensor<8x8xf32>) -> tensor<8x8xf32>
+    %cst_0 = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+    %4 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<16x8xf32>
+    %5 = stablehlo.multiply %arg1, %4 : tensor<16x8xf32>
+    %cst_1 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %6 = stablehlo.reduce(%arg0 init: %cst_1) applies stablehlo.add across dimensions = [0, 1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<f32>
+    return %1, %3, %6, %5 : tensor<8x16xf32>, tensor<8x8xf32>, tensor<f32>, tensor<16x8xf32>
+  }
+}

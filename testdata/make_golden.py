@@ -1,0 +1,55 @@
+"""Regenerates testdata/golden/: the converted form of every input under testdata/.
+
+Run by `make golden`. Each input `X` (a torch_xla dump, a torch_xla module, or a JAX GSPMD
+lowering listed in manifest.json) gets `golden/X` with the Shardy module(s) the current
+converter writes, so a change in the converter shows up as a reviewable diff.
+Inputs whose manifest entry expects an error get `golden/X.err` with the error message.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from shardy_convert import ShardyConvertError  # noqa: E402
+from shardy_convert.files import Job  # noqa: E402
+
+SOURCES = ("torch_xla_dump", "torch_xla_mlir", "jax_gspmd")
+
+
+def golden_path(entry: dict) -> Path:
+    suffix = "" if entry["expect"] == "ok" else ".err"
+    return HERE / "golden" / (entry["path"] + suffix)
+
+
+def render(entry: dict) -> str:
+    """The converted text, or the error messages, of one manifest entry."""
+    data = (HERE / entry["path"]).read_bytes()
+    job = Job("convert", num_devices=entry["num_devices"])
+    try:
+        return job.file(data)
+    except ShardyConvertError as e:
+        errors = getattr(e, "errors", [e])
+        return "".join(f"{err.located(file=entry['path'])}\n" for err in errors)
+
+
+def entries() -> list[dict]:
+    data = json.loads((HERE / "manifest.json").read_text())
+    items = data if isinstance(data, list) else data["entries"]
+    return [e for e in items if e["kind"] in SOURCES]
+
+
+def main() -> None:
+    for entry in entries():
+        path = golden_path(entry)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render(entry))
+        print(f"wrote {path.relative_to(HERE.parent)}")
+
+
+if __name__ == "__main__":
+    main()

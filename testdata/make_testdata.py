@@ -1,0 +1,1002 @@
+#!/usr/bin/env python3
+"""Generate the real test inputs of shardy-convert.
+
+Every file under testdata/torch_xla/ and testdata/jax/ is produced here by running the
+real producers on the CPU -- torch 2.9.0 + torch-xla 2.9.0 (SPMD, virtual CPU devices) and
+jax/jaxlib 0.10.2 -- never written by hand.
+
+    python testdata/make_testdata.py                # every case, then verify
+    python testdata/make_testdata.py --only fsdp shard_map_full
+    python testdata/make_testdata.py --list
+    python testdata/make_testdata.py --verify-only
+
+Needs: torch==2.9.0 torch-xla==2.9.0 jax==0.10.2 jaxlib==0.10.2 numpy (one venv, e.g.
+`python3 -m venv .venv-torch && .venv-torch/bin/pip install torch==2.9.0 torch-xla==2.9.0
+jax==0.10.2 jaxlib==0.10.2 numpy`).
+
+Each case runs in a subprocess of its own: torch_xla fixes its device count per process
+(PJRT_DEVICE=CPU CPU_NUM_DEVICES=N), and JAX reads XLA_FLAGS at import.
+
+Outputs (a contract, read by the tests):
+  torch_xla/<name>.dump   the dump torch_xla writes with XLA_STABLEHLO_COMPILE=1
+                          XLA_SAVE_TENSORS_FILE=... XLA_SAVE_TENSORS_FMT=stablehlo, every
+                          graph kept; only the absolute file paths of the Python frames in the
+                          graph headers are rewritten to package-relative ones.
+  torch_xla/<name>.mlir   xm.get_stablehlo([outputs]) of the same program (one module).
+  jax/<name>.gspmd.mlir   jax.jit(...).lower(...).as_text() with jax_use_shardy_partitioner=False
+  jax/<name>.shardy.mlir  the same with jax_use_shardy_partitioner=True (the reference)
+  manifest.json           one entry per file (see `manifest_entry`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SELF = os.path.abspath(__file__)
+TORCH_DIR = os.path.join(HERE, "torch_xla")
+JAX_DIR = os.path.join(HERE, "jax")
+MANIFEST = os.path.join(HERE, "manifest.json")
+MANUAL_ESCAPES = "error: manual value escapes"
+
+
+# --------------------------------------------------------------------------------------
+# Case registry
+# --------------------------------------------------------------------------------------
+
+class Case:
+
+  def __init__(self, name, kind, fn, num_devices, description, mlir=False):
+    self.name = name
+    self.kind = kind  # "torch_xla" | "jax"
+    self.fn = fn
+    self.num_devices = num_devices
+    self.description = description
+    self.mlir = mlir
+
+
+CASES: dict[str, Case] = {}
+
+
+def torch_case(name, num_devices, description, mlir=False):
+
+  def deco(fn):
+    CASES[name] = Case(name, "torch_xla", fn, num_devices, description, mlir)
+    return fn
+
+  return deco
+
+
+def jax_case(name, description):
+
+  def deco(fn):
+    CASES[name] = Case(name, "jax", fn, 8, description)
+    return fn
+
+  return deco
+
+
+# --------------------------------------------------------------------------------------
+# torch_xla cases (run inside a child process, PJRT_DEVICE=CPU, CPU_NUM_DEVICES=N)
+#
+# Each returns {"mesh": {...}, "mlir": str | None, "notes": str (optional)}.
+# --------------------------------------------------------------------------------------
+
+
+def _tx():
+  """Imports torch_xla and enters SPMD mode; returns a namespace of the modules."""
+  import types
+  import numpy as np
+  import torch
+  import torch_xla
+  import torch_xla.core.xla_model as xm
+  import torch_xla.runtime as xr
+  import torch_xla.distributed.spmd as xs
+  xr.use_spmd()
+  torch.manual_seed(0)
+  np.random.seed(0)
+  return types.SimpleNamespace(
+      np=np, torch=torch, torch_xla=torch_xla, xm=xm, xr=xr, xs=xs,
+      dev=torch_xla.device())
+
+
+def _mesh_info(mesh):
+  ids = [int(i) for i in mesh.device_ids.flatten()]
+  return {
+      "names": list(mesh.axis_names),
+      "shape": [int(s) for s in mesh.mesh_shape],
+      "device_ids": None if ids == list(range(len(ids))) else ids,
+  }
+
+
+def _rand(t, *shape):
+  """A deterministic CPU tensor moved to the XLA device."""
+  return t.torch.randn(*shape).to(t.dev)
+
+
+@torch_case(
+    "linear_retrace", 2,
+    "pytorch/xla#9755: nn.Linear(8, 8), weight sharded ('model', None) on mesh (1, 2) "
+    "('data', 'model'), forward through torch.compile(backend='openxla'), 3 SGD training "
+    "steps (unsharded tensors are '' on the first step and '{replicated}' after dispatch)")
+def case_linear_retrace():
+  t = _tx()
+  torch, xs = t.torch, t.xs
+  mesh = xs.Mesh(t.np.arange(2), (1, 2), ("data", "model"))
+  model = torch.nn.Linear(8, 8).to(t.dev)
+  xs.mark_sharding(model.weight, mesh, ("model", None))
+  compiled = torch.compile(model, backend="openxla")
+  opt = torch.optim.SGD(model.parameters(), lr=0.1)
+  for _ in range(3):
+    x = _rand(t, 4, 8)
+    y = _rand(t, 4, 8)
+    opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(compiled(x), y)
+    loss.backward()
+    opt.step()
+    t.torch_xla.sync()
+  loss.cpu()
+  return {"mesh": _mesh_info(mesh), "mlir": None}
+
+
+def _matmul_notebook(t, mesh):
+  """The SPMD notebook: tensors with (0,1), (1,0), (0,None), (None,1) specs, matmul and
+  elementwise multiply, one sharding annotation on an intermediate (@Sharding)."""
+  torch, xs = t.torch, t.xs
+  a = _rand(t, 8, 16)
+  b = _rand(t, 16, 8)
+  c = _rand(t, 8, 8)
+  d = _rand(t, 8, 8)
+  xs.mark_sharding(a, mesh, (0, 1))
+  xs.mark_sharding(b, mesh, (1, 0))
+  xs.mark_sharding(c, mesh, (0, None))
+  xs.mark_sharding(d, mesh, (None, 1))
+  ab = a @ b
+  xs.mark_sharding(ab, mesh, (1, 0))  # annotation on an intermediate -> @Sharding
+  out = ab * c + torch.relu(d)
+  out = out @ d.T
+  mlir = t.xm.get_stablehlo([out])
+  out.cpu()
+  return mlir
+
+
+@torch_case(
+    "matmul_2x2", 4,
+    "SPMD notebook on mesh (2, 2): specs (0,1), (1,0), (0,None), (None,1), matmul, "
+    "elementwise multiply, a mark_sharding on an intermediate; output read with .cpu()",
+    mlir=True)
+def case_matmul_2x2():
+  t = _tx()
+  mesh = t.xs.Mesh(t.np.arange(4), (2, 2), ("x", "y"))
+  return {"mesh": _mesh_info(mesh), "mlir": _matmul_notebook(t, mesh)}
+
+
+@torch_case(
+    "matmul_2x4", 8,
+    "SPMD notebook on mesh (2, 4): specs (0,1), (1,0), (0,None), (None,1), matmul, "
+    "elementwise multiply, a mark_sharding on an intermediate; output read with .cpu()",
+    mlir=True)
+def case_matmul_2x4():
+  t = _tx()
+  mesh = t.xs.Mesh(t.np.arange(8), (2, 4), ("x", "y"))
+  return {"mesh": _mesh_info(mesh), "mlir": _matmul_notebook(t, mesh)}
+
+
+# A fixed permutation of 0..7 that is not a transpose of a reshaped arange (no V2 form).
+CUSTOM_IDS_8 = [3, 6, 0, 5, 1, 7, 2, 4]
+
+
+@torch_case(
+    "custom_device_ids_manual", 8,
+    "Mesh (2, 4) ('data', 'model') with custom device_ids %s (not an iota transpose), "
+    "tensors sharded on it, two enable_manual_sharding/disable_manual_sharding regions: "
+    "one straight on an input tensor (spec ('data', 'model'), local cumsum), one on an "
+    "intermediate (spec (None, 'model'), partially replicated); the global result is "
+    "used afterwards" % (CUSTOM_IDS_8,),
+    mlir=True)
+def case_custom_device_ids_manual():
+  t = _tx()
+  torch, xs = t.torch, t.xs
+  mesh = xs.Mesh(t.np.array(CUSTOM_IDS_8), (2, 4), ("data", "model"))
+  x = _rand(t, 8, 16)
+  w = _rand(t, 16, 8)
+  xs.mark_sharding(w, mesh, ("model", None))
+  # Region 1 on device data: @SPMDFullToShardShape directly on a func argument.
+  local = xs.enable_manual_sharding(x, ("data", "model"), mesh=mesh).global_tensor
+  local = torch.sin(torch.cumsum(local, dim=1)) * 3.0  # on the (4, 4) local shard
+  x2 = xs.disable_manual_sharding(
+      local, ("data", "model"), x.shape, mesh=mesh).global_tensor
+  # Region 2 on an intermediate: @Sharding, then @SPMDFullToShardShape.
+  y = x2 * 2.0 + 1.0
+  local = xs.enable_manual_sharding(y, (None, "model"), mesh=mesh).global_tensor
+  local = local - local.mean(dim=0, keepdim=True)  # on the (8, 4) local shard
+  z = xs.disable_manual_sharding(local, (None, "model"), y.shape, mesh=mesh).global_tensor
+  del local  # no manual tensor may stay alive: it would become a graph output
+  out = (z @ w).relu()
+  xs.mark_sharding(out, mesh, (None, "data"))
+  mlir = t.xm.get_stablehlo([out])
+  out.cpu()
+  return {"mesh": _mesh_info(mesh), "mlir": mlir}
+
+
+@torch_case(
+    "manual_escape", 8,
+    "Mesh (2, 4) with an enable_manual_sharding region whose manual (local-shape) tensor "
+    "is still alive at torch_xla.sync(): the graph returns a {manual} value from main "
+    "(torch_xla runs it; jaxlib's GSPMD compile aborts: Check failed: !IsManualLeaf())",
+    mlir=True)
+def case_manual_escape():
+  t = _tx()
+  torch, xs = t.torch, t.xs
+  mesh = xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
+  x = _rand(t, 8, 16)
+  xs.mark_sharding(x, mesh, ("data", "model"))
+  local = xs.enable_manual_sharding(x + 1.0, ("data", "model"), mesh=mesh).global_tensor
+  local = local * 2.0
+  z = xs.disable_manual_sharding(
+      local, ("data", "model"), x.shape, mesh=mesh).global_tensor
+  out = z.sum(dim=1)
+  mlir = t.xm.get_stablehlo([out, local])
+  t.torch_xla.sync()  # syncs every live tensor, the manual `local` too
+  out.cpu()
+  return {"mesh": _mesh_info(mesh), "mlir": mlir}
+
+
+@torch_case(
+    "tp_mlp_train", 8,
+    "Tensor-parallel MLP Linear(16,32)->GELU->Linear(32,16) on mesh (2, 4) "
+    "('data', 'model'): column-parallel then row-parallel weights, batch on 'data', "
+    "2 training steps (MSE loss, backward, SGD step)",
+    mlir=True)
+def case_tp_mlp_train():
+  t = _tx()
+  torch, xs = t.torch, t.xs
+  mesh = xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
+  model = torch.nn.Sequential(
+      torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 16)).to(t.dev)
+  xs.mark_sharding(model[0].weight, mesh, ("model", None))
+  xs.mark_sharding(model[0].bias, mesh, ("model",))
+  xs.mark_sharding(model[2].weight, mesh, (None, "model"))
+  opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+  mlir = None
+  for step in range(2):
+    x = _rand(t, 8, 16)
+    y = _rand(t, 8, 16)
+    xs.mark_sharding(x, mesh, ("data", None))
+    xs.mark_sharding(y, mesh, ("data", None))
+    opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    opt.step()
+    if step == 1:
+      mlir = t.xm.get_stablehlo([loss] + list(model.parameters()))
+    t.torch_xla.sync()
+  loss.cpu()
+  return {"mesh": _mesh_info(mesh), "mlir": mlir}
+
+
+@torch_case(
+    "transformer_block", 8,
+    "Pre-LN transformer block (hidden 32, 4 heads, MLP 64) forward+backward on mesh "
+    "(2, 4) ('fsdp', 'tp'): params FSDP x TP (column/row), input (4, 8, 32) sharded on "
+    "batch, activation annotations on q/k/v heads",
+    mlir=True)
+def case_transformer_block():
+  t = _tx()
+  torch, xs = t.torch, t.xs
+  nn, F = torch.nn, torch.nn.functional
+  mesh = xs.Mesh(t.np.arange(8), (2, 4), ("fsdp", "tp"))
+  H, NH, MLP, B, S = 32, 4, 64, 4, 8
+  HD = H // NH
+
+  class Block(nn.Module):
+
+    def __init__(self):
+      super().__init__()
+      self.ln1 = nn.LayerNorm(H)
+      self.wq = nn.Linear(H, H, bias=False)
+      self.wk = nn.Linear(H, H, bias=False)
+      self.wv = nn.Linear(H, H, bias=False)
+      self.wo = nn.Linear(H, H, bias=False)
+      self.ln2 = nn.LayerNorm(H)
+      self.up = nn.Linear(H, MLP)
+      self.down = nn.Linear(MLP, H)
+
+    def forward(self, x):
+      h = self.ln1(x)
+
+      def heads(p):
+        p = p.view(B, S, NH, HD).transpose(1, 2)  # (B, NH, S, HD)
+        xs.mark_sharding(p, mesh, ("fsdp", "tp", None, None))
+        return p
+
+      q, k, v = heads(self.wq(h)), heads(self.wk(h)), heads(self.wv(h))
+      att = (q @ k.transpose(-2, -1)) / (HD**0.5)
+      mask = torch.ones(S, S, device=x.device).tril() == 0
+      att = att.masked_fill(mask, float("-inf")).softmax(dim=-1)
+      o = (att @ v).transpose(1, 2).reshape(B, S, H)
+      x = x + self.wo(o)
+      x = x + self.down(F.gelu(self.up(self.ln2(x))))
+      return x
+
+  model = Block().to(t.dev)
+  for lin in (model.wq, model.wk, model.wv, model.up):  # column parallel
+    xs.mark_sharding(lin.weight, mesh, ("tp", "fsdp"))
+  for lin in (model.wo, model.down):  # row parallel
+    xs.mark_sharding(lin.weight, mesh, ("fsdp", "tp"))
+  xs.mark_sharding(model.up.bias, mesh, ("tp",))
+  x = _rand(t, B, S, H)
+  xs.mark_sharding(x, mesh, ("fsdp", None, None))
+  out = model(x)
+  xs.mark_sharding(out, mesh, ("fsdp", None, None))
+  loss = out.pow(2).mean()
+  loss.backward()
+  grads = [p.grad for p in model.parameters()]
+  mlir = t.xm.get_stablehlo([loss] + grads)
+  t.torch_xla.sync()
+  loss.cpu()
+  return {"mesh": _mesh_info(mesh), "mlir": mlir}
+
+
+@torch_case(
+    "mesh3d_partial", 8,
+    "3-D mesh (2, 2, 2) ('x', 'y', 'z') with partial replication: specs ('x', None), "
+    "(None, ('y', 'z')), ('z', 'x'), ('y', None, None), an intermediate annotated "
+    "(None, 'z')",
+    mlir=True)
+def case_mesh3d_partial():
+  t = _tx()
+  torch, xs = t.torch, t.xs
+  mesh = xs.Mesh(t.np.arange(8), (2, 2, 2), ("x", "y", "z"))
+  a = _rand(t, 8, 8)
+  b = _rand(t, 8, 8)
+  c = _rand(t, 8, 8)
+  d = _rand(t, 4, 8, 8)
+  xs.mark_sharding(a, mesh, ("x", None))
+  xs.mark_sharding(b, mesh, (None, ("y", "z")))
+  xs.mark_sharding(c, mesh, ("z", "x"))
+  xs.mark_sharding(d, mesh, ("y", None, None))
+  ab = a @ b
+  xs.mark_sharding(ab, mesh, (None, "z"))
+  out = (ab * c).unsqueeze(0) + d
+  out2 = out.sum(dim=0) @ c.T
+  mlir = t.xm.get_stablehlo([out, out2])
+  t.torch_xla.sync()
+  out.cpu()
+  return {"mesh": _mesh_info(mesh), "mlir": mlir}
+
+
+@torch_case(
+    "strided16", 16,
+    "16 devices, mesh (4, 4) ('a', 'b') with strided device_ids "
+    "arange(16).reshape(4,4).T.flatten() (a transposed iota); specs (0,1), (1,None), "
+    "(None,0), (('a','b'), None)",
+    mlir=True)
+def case_strided16():
+  t = _tx()
+  torch, xs = t.torch, t.xs
+  ids = t.np.arange(16).reshape(4, 4).T.flatten()
+  mesh = xs.Mesh(ids, (4, 4), ("a", "b"))
+  a = _rand(t, 8, 8)
+  b = _rand(t, 8, 8)
+  c = _rand(t, 8, 8)
+  d = _rand(t, 16, 8)
+  xs.mark_sharding(a, mesh, (0, 1))
+  xs.mark_sharding(b, mesh, (1, None))
+  xs.mark_sharding(c, mesh, (None, 0))
+  xs.mark_sharding(d, mesh, (("a", "b"), None))
+  out = (a @ b) * c
+  out2 = d @ out.T
+  xs.mark_sharding(out2, mesh, ("b", "a"))
+  mlir = t.xm.get_stablehlo([out, out2])
+  t.torch_xla.sync()
+  out2.cpu()
+  return {"mesh": _mesh_info(mesh), "mlir": mlir}
+
+
+@torch_case(
+    "fsdp", 8,
+    "torch_xla SpmdFullyShardedDataParallel around an MLP Linear(16,32)->ReLU->"
+    "Linear(32,8) on mesh (8, 1) ('fsdp', 'tensor'), input sharded on batch, default "
+    "shard_output, one training step (SGD)")
+def case_fsdp():
+  t = _tx()
+  torch, xs = t.torch, t.xs
+  from torch_xla.experimental.spmd_fully_sharded_data_parallel import (
+      SpmdFullyShardedDataParallel as FSDPv2)
+  mesh = xs.Mesh(t.np.arange(8), (8, 1), ("fsdp", "tensor"))
+
+  class MLP(torch.nn.Module):
+
+    def __init__(self):
+      super().__init__()
+      self.fc1 = torch.nn.Linear(16, 32)
+      self.fc2 = torch.nn.Linear(32, 8)
+
+    def forward(self, x):
+      return self.fc2(torch.relu(self.fc1(x)))
+
+  model = FSDPv2(MLP(), mesh=mesh)
+  opt = torch.optim.SGD(model.parameters(), lr=0.1)
+  x = _rand(t, 16, 16)
+  xs.mark_sharding(x, mesh, ("fsdp", None))
+  opt.zero_grad()
+  loss = model(x).pow(2).mean()
+  loss.backward()
+  opt.step()
+  t.torch_xla.sync()
+  loss.cpu()
+  return {"mesh": _mesh_info(mesh), "mlir": None}
+
+
+@torch_case(
+    "torch_compile", 8,
+    "An MLP Linear(16,32)->GELU->Linear(32,16) run through torch.compile(backend="
+    "'openxla') (dynamo) on mesh (2, 4) ('data', 'model'): sharded params, inputs sharded "
+    "on batch, mark_sharding_with_gradients inside the compiled forward (dynamo breaks the "
+    "graph there: the annotation becomes a resharding graph), two calls")
+def case_torch_compile():
+  t = _tx()
+  torch, xs = t.torch, t.xs
+  mesh = xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
+
+  class MLP(torch.nn.Module):
+
+    def __init__(self):
+      super().__init__()
+      self.fc1 = torch.nn.Linear(16, 32)
+      self.fc2 = torch.nn.Linear(32, 16)
+
+    def forward(self, x):
+      h = torch.nn.functional.gelu(self.fc1(x))
+      # dynamo-traceable annotation (the xla::aot_mark_sharding custom op)
+      h = xs.mark_sharding_with_gradients(h, mesh, ("data", "model"))
+      return self.fc2(h)
+
+  model = MLP().to(t.dev)
+  xs.mark_sharding(model.fc1.weight, mesh, ("model", None))
+  xs.mark_sharding(model.fc2.weight, mesh, (None, "model"))
+  compiled = torch.compile(model, backend="openxla")
+  with torch.no_grad():
+    for _ in range(2):
+      x = _rand(t, 8, 16)
+      xs.mark_sharding(x, mesh, ("data", None))
+      out = compiled(x)
+      out.cpu()
+  return {"mesh": _mesh_info(mesh), "mlir": None}
+
+
+# --------------------------------------------------------------------------------------
+# JAX cases (child process, XLA_FLAGS=--xla_force_host_platform_device_count=8)
+#
+# Each builds fresh and returns (jitted function, example args, mesh).
+# --------------------------------------------------------------------------------------
+
+
+def _jx():
+  import types
+  import numpy as np
+  import jax
+  import jax.numpy as jnp
+  from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+  return types.SimpleNamespace(np=np, jax=jax, jnp=jnp, Mesh=Mesh, NS=NamedSharding, P=P)
+
+
+def _jmesh(j, shape, names):
+  devs = j.np.array(j.jax.devices()[:int(j.np.prod(shape))]).reshape(shape)
+  return j.Mesh(devs, names)
+
+
+def _jargs(j, *shapes):
+  rng = j.np.random.default_rng(0)
+  return [rng.standard_normal(s).astype(j.np.float32) for s in shapes]
+
+
+@jax_case("shard_map_full",
+          "jax.shard_map over both axes of mesh (2, 4) ('x', 'y'): local matmul then "
+          "psum over 'y'")
+def jcase_shard_map_full(j):
+  P, NS = j.P, j.NS
+  mesh = _jmesh(j, (2, 4), ("x", "y"))
+
+  def body(a, b):
+    return j.jax.lax.psum(a @ b, "y")
+
+  def f(a, b):
+    c = j.jax.shard_map(body, mesh=mesh, in_specs=(P("x", "y"), P("y", None)),
+                        out_specs=P("x", None))(a, b)
+    return j.jnp.tanh(c)
+
+  fn = j.jax.jit(f, in_shardings=(NS(mesh, P("x", "y")), NS(mesh, P("y", None))),
+                 out_shardings=NS(mesh, P("x", None)))
+  return fn, _jargs(j, (8, 16), (16, 8)), mesh
+
+
+@jax_case("shard_map_partial",
+          "jax.shard_map manual over 'x' only (axis_names={'x'}) of mesh (2, 4); 'y' stays "
+          "automatic (sharding constraint on 'y' inside), psum over 'x'")
+def jcase_shard_map_partial(j):
+  P, NS = j.P, j.NS
+  mesh = _jmesh(j, (2, 4), ("x", "y"))
+
+  def body(a):
+    a = j.jax.lax.with_sharding_constraint(a * 2.0, P(None, "y"))
+    return j.jax.lax.psum(a, "x")
+
+  def f(a):
+    return j.jax.shard_map(body, mesh=mesh, in_specs=P("x", None), out_specs=P(None, None),
+                           axis_names={"x"})(a) + 1.0
+
+  fn = j.jax.jit(f, in_shardings=NS(mesh, P("x", "y")), out_shardings=NS(mesh, P(None, "y")))
+  return fn, _jargs(j, (8, 16)), mesh
+
+
+@jax_case("scan_loop",
+          "jax.lax.scan with a carry sharded P('x', None) on mesh (2, 4), a weight P(None, "
+          "'y') and with_sharding_constraint inside the loop body")
+def jcase_scan_loop(j):
+  P, NS = j.P, j.NS
+  mesh = _jmesh(j, (2, 4), ("x", "y"))
+  wsc = j.jax.lax.with_sharding_constraint
+
+  def f(c, w, xs):
+
+    def step(c, x):
+      h = wsc(c @ w, NS(mesh, P("x", "y")))
+      c = wsc(j.jnp.tanh(h + x), NS(mesh, P("x", None)))
+      return c, c.sum(axis=1)
+
+    return j.jax.lax.scan(step, c, xs)
+
+  fn = j.jax.jit(
+      f, in_shardings=(NS(mesh, P("x", None)), NS(mesh, P(None, "y")),
+                       NS(mesh, P(None, "x", None))),
+      out_shardings=(NS(mesh, P("x", None)), NS(mesh, P(None, "x"))))
+  return fn, _jargs(j, (8, 16), (16, 16), (3, 8, 16)), mesh
+
+
+@jax_case("tuple_outputs",
+          "a function returning a dict holding a tuple of differently sharded arrays on mesh "
+          "(2, 4): P('x', 'y'), P('y', None), P(None, 'x') and a replicated scalar")
+def jcase_tuple_outputs(j):
+  P, NS = j.P, j.NS
+  mesh = _jmesh(j, (2, 4), ("x", "y"))
+
+  def f(a, b):
+    return {"pair": (a + 1.0, (a @ b).T), "t": b * 2.0, "s": a.sum()}
+
+  fn = j.jax.jit(
+      f, in_shardings=(NS(mesh, P("x", "y")), NS(mesh, P("y", None))),
+      out_shardings={"pair": (NS(mesh, P("x", "y")), NS(mesh, P(None, "x"))),
+                     "t": NS(mesh, P("y", None)), "s": NS(mesh, P())})
+  return fn, _jargs(j, (8, 16), (16, 8)), mesh
+
+
+@jax_case("nested_calls",
+          "a jitted function calling two other jitted functions (func.call) with "
+          "with_sharding_constraint inside them on mesh (2, 4)")
+def jcase_nested_calls(j):
+  P, NS = j.P, j.NS
+  mesh = _jmesh(j, (2, 4), ("x", "y"))
+  wsc = j.jax.lax.with_sharding_constraint
+
+  @j.jax.jit
+  def inner(a, b):
+    return wsc(j.jnp.sin(a @ b), NS(mesh, P(None, "y")))
+
+  @j.jax.jit
+  def middle(a, b):
+    c = inner(a, b)
+    return wsc(c * inner(a, b.T @ b), NS(mesh, P("x", None)))
+
+  def f(a, b):
+    return middle(a, b) + inner(a, b)
+
+  fn = j.jax.jit(f, in_shardings=(NS(mesh, P("x", "y")), NS(mesh, P("y", None))),
+                 out_shardings=NS(mesh, P("x", "y")))
+  return fn, _jargs(j, (8, 16), (16, 16)), mesh
+
+
+@jax_case("multi_axis_dims",
+          "specs sharding one dim over several axes on mesh (2, 4): P(('x', 'y'), None), "
+          "P(None, ('y', 'x')), P('y', 'x')")
+def jcase_multi_axis_dims(j):
+  P, NS = j.P, j.NS
+  mesh = _jmesh(j, (2, 4), ("x", "y"))
+
+  def f(a, b):
+    return a @ b, (a.T * 2.0)
+
+  fn = j.jax.jit(
+      f, in_shardings=(NS(mesh, P(("x", "y"), None)), NS(mesh, P(None, ("y", "x")))),
+      out_shardings=(NS(mesh, P("y", "x")), NS(mesh, P(None, ("x", "y")))))
+  return fn, _jargs(j, (16, 8), (8, 16)), mesh
+
+
+@jax_case("mesh3d",
+          "mesh (2, 2, 2) ('x', 'y', 'z'): P('z', ('x', 'y')), partial replication "
+          "P('x', None), P(None, 'y'), sharding constraint P('y', 'z')")
+def jcase_mesh3d(j):
+  P, NS = j.P, j.NS
+  mesh = _jmesh(j, (2, 2, 2), ("x", "y", "z"))
+
+  def f(a, b, c):
+    h = j.jax.lax.with_sharding_constraint(a @ b, NS(mesh, P("y", "z")))
+    return h + c, h.sum(axis=0)
+
+  fn = j.jax.jit(
+      f, in_shardings=(NS(mesh, P("z", ("x", "y"))), NS(mesh, P("x", None)),
+                       NS(mesh, P(None, "y"))),
+      out_shardings=(NS(mesh, P("z", ("x", "y"))), NS(mesh, P("x"))))
+  return fn, _jargs(j, (8, 8), (8, 8), (8, 8)), mesh
+
+
+@jax_case("replicated_only",
+          "all inputs and outputs replicated (P()) on mesh (2, 4)")
+def jcase_replicated_only(j):
+  P, NS = j.P, j.NS
+  mesh = _jmesh(j, (2, 4), ("x", "y"))
+  rep = NS(mesh, P())
+
+  def f(a, b):
+    return j.jnp.tanh(a @ b), a.sum()
+
+  fn = j.jax.jit(f, in_shardings=(rep, rep), out_shardings=(rep, rep))
+  return fn, _jargs(j, (8, 8), (8, 8)), mesh
+
+
+# --------------------------------------------------------------------------------------
+# Child entry points
+# --------------------------------------------------------------------------------------
+
+
+def child_torch(case: Case, workdir: str):
+  res = case.fn()
+  with open(os.path.join(workdir, "result.json"), "w") as f:
+    json.dump(res, f)
+
+
+def child_jax(case: Case, workdir: str):
+  j = _jx()
+  out = {}
+  for mode, shardy in (("gspmd", False), ("shardy", True)):
+    j.jax.config.update("jax_use_shardy_partitioner", shardy)
+    fn, args, mesh = case.fn(j)  # fresh functions: no lowering cache shared across modes
+    text = fn.lower(*args).as_text()
+    # The program must also compile and run on the CPU devices.
+    fn(*args)
+    out[mode] = text
+  ids = [int(d.id) for d in mesh.devices.flatten()]
+  res = {
+      "mesh": {"names": list(mesh.axis_names), "shape": [int(s) for s in mesh.devices.shape],
+               "device_ids": None if ids == list(range(len(ids))) else ids},
+      "gspmd": out["gspmd"], "shardy": out["shardy"],
+  }
+  with open(os.path.join(workdir, "result.json"), "w") as f:
+    json.dump(res, f)
+
+
+# --------------------------------------------------------------------------------------
+# Parent: run children, post-process, write files and manifest
+# --------------------------------------------------------------------------------------
+
+_FRAME_RE = re.compile(r"\((/[^()\s]+?)(:\d+)\)")
+
+
+def _relpath(path: str) -> str:
+  if os.path.abspath(path) == SELF:
+    return "testdata/make_testdata.py"
+  for marker in ("/site" "-packages/", "/dist" "-packages/"):
+    if marker in path:
+      return path.split(marker, 1)[1]
+  m = re.search(r"/lib/(python3[.\d]*/.*)$", path)
+  if m:
+    return m.group(1)
+  return os.path.basename(path)
+
+
+def rewrite_dump_paths(text: str) -> str:
+  """Rewrites absolute paths in the Python-frame headers (outside graphs) only."""
+  out, in_graph = [], False
+  for line in text.splitlines(keepends=True):
+    if line.startswith("## BEGIN_GRAPH"):
+      in_graph = True
+    elif line.startswith("## END_GRAPH"):
+      in_graph = False
+    elif not in_graph:
+      line = _FRAME_RE.sub(lambda m: "(%s%s)" % (_relpath(m.group(1)), m.group(2)), line)
+    out.append(line)
+  return "".join(out)
+
+
+def split_graphs(dump: str) -> list[str]:
+  """The module text of each graph of a dump (without its `Graph Hash:` line)."""
+  graphs = re.findall(r"## BEGIN_GRAPH\n(.*?)## END_GRAPH", dump, flags=re.S)
+  return [re.split(r"^Graph Hash:", g, flags=re.M)[0].strip() + "\n" for g in graphs]
+
+
+def main_results_manual(module: str) -> bool:
+  """True when func @main returns a manual value: one computed from an
+  @SPMDFullToShardShape result without passing an @SPMDShardToFullShape (torch_xla puts no
+  sharding on results, so this follows the SSA values), or a result marked {manual}."""
+  m = re.search(r"func\.func (?:public |private )?@main\((.*?)\)\s*->\s*(.*?)\{\n(.*)",
+                module, flags=re.S)
+  if not m:
+    return False
+  if "{manual}" in m.group(2):
+    return True
+  manual = set()
+  for line in m.group(3).splitlines():
+    line = line.strip()
+    if line.startswith(("return ", "func.return ")):
+      return any(v in manual for v in re.findall(r"%[\w.]+", line.split(":")[0]))
+    d = re.match(r"(%[\w.]+)(?::\d+)?\s*=\s*(.*)$", line)
+    if not d:
+      continue
+    name, rhs = d.groups()
+    if "@SPMDFullToShardShape" in rhs:
+      manual.add(name)
+    elif "@SPMDShardToFullShape" in rhs:
+      continue
+    elif any(v in manual for v in re.findall(r"%[\w.]+", rhs)):
+      manual.add(name)
+  return False
+
+
+def sharding_forms(text: str) -> list[str]:
+  forms = set()
+  for s in re.findall(r'mhlo\.sharding = "([^"]*)"', text):
+    if "<=[" in s:
+      forms.add("v2_iota")
+    m = re.search(r"devices=\[[\d,]+\]([\d,]+)", s)
+    if m:
+      ids = [int(i) for i in m.group(1).split(",")]
+      forms.add("v1_identity" if ids == sorted(ids) else "v1_non_identity")
+    if "last_tile_dim_replicate" in s:
+      forms.add("last_tile_dim_replicate")
+    if "last_tile_dims" in s:
+      forms.add("last_tile_dims")
+    if "{replicated}" in s:
+      forms.add("replicated")
+    if "{manual}" in s:
+      forms.add("manual")
+    if "maximal" in s:
+      forms.add("maximal")
+    if s.startswith("{{"):
+      forms.add("tuple")
+    if s == "":
+      forms.add("empty")
+  for cc in ("Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape"):
+    if re.search(r"custom_call @%s\b" % cc, text):
+      forms.add("@" + cc)
+  if "sdy.manual_computation" in text:
+    forms.add("sdy.manual_computation")
+  if "sdy.sharding_constraint" in text:
+    forms.add("sdy.sharding_constraint")
+  if "func.call" in text or re.search(r"\bcall @", text):
+    forms.add("call")
+  return sorted(forms)
+
+
+def run_child(case: Case, workdir: str, log) -> dict:
+  env = {k: v for k, v in os.environ.items()
+         if not k.startswith(("XLA_", "PJRT_", "CPU_NUM_DEVICES", "TPU_", "JAX_"))}
+  env["PYTHONHASHSEED"] = "0"
+  env["TF_CPP_MIN_LOG_LEVEL"] = "1"
+  if case.kind == "torch_xla":
+    env.update({
+        "PJRT_DEVICE": "CPU",
+        "CPU_NUM_DEVICES": str(case.num_devices),
+        "XLA_STABLEHLO_COMPILE": "1",
+        "XLA_SAVE_TENSORS_FILE": os.path.join(workdir, "dump"),
+        "XLA_SAVE_TENSORS_FMT": "stablehlo",
+    })
+  else:
+    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=%d" % case.num_devices
+    env["JAX_PLATFORMS"] = "cpu"
+  cmd = [sys.executable, SELF, "--child", case.name, "--workdir", workdir]
+  t0 = time.time()
+  p = subprocess.run(cmd, env=env, cwd=workdir, stdout=subprocess.PIPE,
+                     stderr=subprocess.STDOUT, text=True)
+  log.write("=== %s (rc=%d, %.1fs)\n%s\n" % (case.name, p.returncode, time.time() - t0,
+                                             p.stdout))
+  log.flush()
+  if p.returncode != 0:
+    tail = "\n".join(l for l in p.stdout.strip().splitlines()[-6:])
+    raise RuntimeError("child exited %d:\n%s" % (p.returncode, tail))
+  with open(os.path.join(workdir, "result.json")) as f:
+    return json.load(f)
+
+
+def _write(path: str, text: str):
+  os.makedirs(os.path.dirname(path), exist_ok=True)
+  with open(path, "w") as f:
+    f.write(text)
+
+
+def produce(case: Case, log) -> list[dict]:
+  """Runs one case; writes its files; returns its manifest entries."""
+  workdir = tempfile.mkdtemp(prefix="mktd-%s-" % case.name)
+  try:
+    res = run_child(case, workdir, log)
+    entries = []
+    base = {"num_devices": case.num_devices, "description": case.description,
+            "mesh": res["mesh"], "case": case.name}
+    if case.kind == "torch_xla":
+      dump_file = os.path.join(workdir, "dump.0")
+      if not os.path.exists(dump_file):
+        raise RuntimeError("torch_xla wrote no dump")
+      with open(dump_file) as f:
+        dump = rewrite_dump_paths(f.read())
+      graphs = split_graphs(dump)
+      if not graphs:
+        raise RuntimeError("dump holds no graph")
+      bad = [i for i, g in enumerate(graphs) if main_results_manual(g)]
+      rel = "torch_xla/%s.dump" % case.name
+      _write(os.path.join(HERE, rel), dump)
+      e = dict(base, path=rel, kind="torch_xla_dump", graphs=len(graphs),
+               forms=sharding_forms(dump), expect=MANUAL_ESCAPES if bad else "ok")
+      if bad:
+        e["graph_expect"] = {str(i): MANUAL_ESCAPES for i in bad}
+      entries.append(e)
+      if case.mlir:
+        if not res.get("mlir"):
+          raise RuntimeError("case returned no get_stablehlo text")
+        rel = "torch_xla/%s.mlir" % case.name
+        _write(os.path.join(HERE, rel), res["mlir"])
+        entries.append(dict(
+            base, path=rel, kind="torch_xla_mlir", forms=sharding_forms(res["mlir"]),
+            expect=MANUAL_ESCAPES if main_results_manual(res["mlir"]) else "ok"))
+    else:
+      g_rel = "jax/%s.gspmd.mlir" % case.name
+      s_rel = "jax/%s.shardy.mlir" % case.name
+      _write(os.path.join(HERE, g_rel), res["gspmd"])
+      _write(os.path.join(HERE, s_rel), res["shardy"])
+      entries.append(dict(base, path=g_rel, kind="jax_gspmd", twin=s_rel,
+                          forms=sharding_forms(res["gspmd"]), expect="ok"))
+      entries.append(dict(base, path=s_rel, kind="jax_shardy", twin=g_rel,
+                          forms=sharding_forms(res["shardy"]), expect="ok"))
+    return entries
+  finally:
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _order(e):
+  return (e["path"] is None, e["path"] or "", e.get("case", ""))
+
+
+def load_manifest() -> list[dict]:
+  if os.path.exists(MANIFEST):
+    with open(MANIFEST) as f:
+      return json.load(f)
+  return []
+
+
+def save_manifest(entries: list[dict]):
+  entries = sorted(entries, key=_order)
+  _write(MANIFEST, json.dumps(entries, indent=1, sort_keys=False) + "\n")
+
+
+# --------------------------------------------------------------------------------------
+# Verification: every module parses with jaxlib's MLIR (run in a JAX child)
+# --------------------------------------------------------------------------------------
+
+
+def child_verify():
+  from jax._src.interpreters import mlir as jmlir
+  from jaxlib.mlir import ir
+  problems = []
+  n = 0
+  for e in load_manifest():
+    if not e.get("path"):
+      continue
+    with open(os.path.join(HERE, e["path"])) as f:
+      text = f.read()
+    modules = split_graphs(text) if e["kind"] == "torch_xla_dump" else [text]
+    if e["kind"] == "torch_xla_dump":
+      if "## BEGIN_GRAPH" not in text or "mhlo.sharding" not in text:
+        problems.append("%s: no graphs or no mhlo.sharding" % e["path"])
+    for i, m in enumerate(modules):
+      ctx = jmlir.make_ir_context()
+      try:
+        ir.Module.parse(m, context=ctx)
+        n += 1
+      except Exception as ex:  # noqa: BLE001
+        problems.append("%s[graph %d]: %s" % (e["path"], i, str(ex).splitlines()[0]))
+    if e["kind"] == "jax_gspmd" and ("sdy." in text or "mhlo.sharding" not in text):
+      problems.append("%s: not a GSPMD lowering" % e["path"])
+    if e["kind"] == "jax_shardy" and "sdy.mesh" not in text:
+      problems.append("%s: no sdy.mesh" % e["path"])
+  for root, _, files in os.walk(HERE):
+    for fn in files:
+      if fn == os.path.basename(SELF) or not fn.endswith((".dump", ".mlir", ".json")):
+        continue
+      with open(os.path.join(root, fn)) as f:
+        text = f.read()
+      # (spelled in pieces so that this file itself stays free of them)
+      for pat in ("/wo" "rk/", "/ro" "ot/", "/tm" "p/", "/ho" "me/", "site" "-packages",
+                  "dist" "-packages"):
+        if pat in text:
+          problems.append("%s: holds a machine path (%s)" % (fn, pat))
+  print("parsed %d modules" % n)
+  for p in problems:
+    print("PROBLEM:", p)
+  sys.exit(1 if problems else 0)
+
+
+def verify(log) -> bool:
+  env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8",
+             JAX_PLATFORMS="cpu", TF_CPP_MIN_LOG_LEVEL="1")
+  p = subprocess.run([sys.executable, SELF, "--child-verify"], env=env,
+                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+  log.write("=== verify (rc=%d)\n%s\n" % (p.returncode, p.stdout))
+  print(p.stdout.strip())
+  return p.returncode == 0
+
+
+# --------------------------------------------------------------------------------------
+
+
+def main():
+  ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+  ap.add_argument("--only", nargs="+", metavar="NAME", help="cases to (re)generate")
+  ap.add_argument("--list", action="store_true", help="list the cases")
+  ap.add_argument("--verify-only", action="store_true")
+  ap.add_argument("--no-verify", action="store_true")
+  ap.add_argument("--log", default=os.path.join(tempfile.gettempdir(), "make_testdata.log"),
+                  help="where children's output goes (default: %(default)s)")
+  ap.add_argument("--child", help=argparse.SUPPRESS)
+  ap.add_argument("--child-verify", action="store_true", help=argparse.SUPPRESS)
+  ap.add_argument("--workdir", help=argparse.SUPPRESS)
+  a = ap.parse_args()
+
+  if a.child:
+    case = CASES[a.child]
+    (child_torch if case.kind == "torch_xla" else child_jax)(case, a.workdir)
+    return
+  if a.child_verify:
+    child_verify()
+    return
+  if a.list:
+    for c in CASES.values():
+      print("%-26s %-9s %2d devices  %s" % (c.name, c.kind, c.num_devices, c.description))
+    return
+
+  with open(a.log, "a") as log:
+    if not a.verify_only:
+      names = a.only or list(CASES)
+      unknown = [n for n in names if n not in CASES]
+      if unknown:
+        ap.error("unknown case(s): %s (see --list)" % ", ".join(unknown))
+      entries = [e for e in load_manifest() if e.get("case") not in names]
+      failed = []
+      for name in names:
+        t0 = time.time()
+        try:
+          new = produce(CASES[name], log)
+        except Exception as ex:  # noqa: BLE001
+          failed.append(name)
+          print("%-26s FAILED: %s" % (name, ex))
+          continue
+        entries.extend(new)
+        print("%-26s ok  %5.1fs  %s" % (name, time.time() - t0, ", ".join(
+            "%s (%d B)" % (e["path"], os.path.getsize(os.path.join(HERE, e["path"])))
+            for e in new)))
+      save_manifest(entries)
+      if failed:
+        print("failed: %s (log: %s)" % (", ".join(failed), a.log))
+        sys.exit(1)
+    if not a.no_verify and not verify(log):
+      sys.exit(1)
+
+
+if __name__ == "__main__":
+  main()

@@ -1,0 +1,132 @@
+"""The command line through click's runner: outputs, exit codes (0 ok, 1 failure, 2 usage)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from shardy_convert import __version__, dump
+from shardy_convert.cli import main
+
+from .conftest import TESTDATA
+
+MATMUL = TESTDATA / "torch_xla" / "matmul_2x4.mlir"
+DUMP = TESTDATA / "torch_xla" / "linear_retrace.dump"
+ESCAPE = TESTDATA / "torch_xla" / "manual_escape.dump"
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, [str(a) for a in args], input=input)
+
+
+def test_version():
+    result = run("--version")
+    assert result.exit_code == 0
+    assert __version__ in result.output
+
+
+def test_convert_module_to_stdout():
+    result = run("convert", MATMUL)
+    assert result.exit_code == 0, result.output
+    assert 'sdy.mesh @mesh = <["_axis_0"=2, "_axis_1"=4]>' in result.stdout
+    assert "mhlo.sharding" not in result.stdout
+
+
+def test_convert_with_mesh_names():
+    result = run("convert", MATMUL, "--mesh", "data=2,model=4")
+    assert result.exit_code == 0, result.output
+    assert '#sdy.sharding<@mesh, [{"data"}, {"model"}]>' in result.stdout
+
+
+def test_convert_dump_keeps_headers_and_converts_every_graph(tmp_path):
+    out = tmp_path / "out.dump"
+    result = run("convert", DUMP, "-o", out)
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    original = DUMP.read_text()
+    assert text.count(dump.BEGIN) == original.count(dump.BEGIN) > 1
+    assert text.count("Graph Hash:") == original.count("Graph Hash:")
+    assert "mhlo.sharding" not in text
+    assert text.splitlines()[:8] == original.splitlines()[:8]
+
+
+def test_failure_is_located_and_writes_nothing(tmp_path):
+    out = tmp_path / "out.dump"
+    out.write_text("old")
+    result = run("convert", ESCAPE, "-o", out)
+    assert result.exit_code == 1
+    assert f"{ESCAPE}:graph 0:24:5: func.return: error: a manual value escapes" in result.stderr
+    assert out.read_text() == "old"
+
+
+def test_batch_converts_good_inputs_and_lists_bad_ones(tmp_path):
+    result = run("convert", MATMUL, ESCAPE, DUMP, "-o", tmp_path)
+    assert result.exit_code == 1
+    assert (tmp_path / MATMUL.name).exists()
+    assert (tmp_path / DUMP.name).exists()
+    assert not (tmp_path / ESCAPE.name).exists()
+    assert "2 of 3 inputs converted" in result.stderr
+
+
+def test_directory_input_mirrors_the_tree(tmp_path):
+    result = run("convert", TESTDATA / "jax", "-o", tmp_path)
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "shard_map_full.gspmd.mlir").exists()
+
+
+def test_stdin_and_bytecode_round_trip():
+    result = run("convert", "-", "--emit", "bytecode", input=MATMUL.read_bytes())
+    assert result.exit_code == 0
+    assert result.stdout_bytes.startswith(b"ML\xefR")
+    back = run("convert", "-", "--emit", "text", input=result.stdout_bytes)
+    assert back.exit_code == 0
+    assert "sdy.mesh @mesh" in back.stdout
+
+
+def test_v2_rewrites_lists_only():
+    result = run("v2", MATMUL)
+    assert result.exit_code == 0
+    assert '"{devices=[4,2]<=[2,4]T(1,0)}"' in result.stdout
+    assert "sdy." not in result.stdout
+
+
+def test_bad_mesh_is_a_conversion_error():
+    result = run("convert", MATMUL, "--mesh", "data=3,model=2")
+    assert result.exit_code == 1
+    assert "the shardings say 8, the mesh data=3,model=2 says 6" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("convert",), ("convert", MATMUL, "--emit", "pdf"), ("convert", MATMUL, "--num-devices", "0")],
+)
+def test_usage_errors_exit_2(args):
+    assert run(*args).exit_code == 2
+
+
+def test_missing_file_exits_1():
+    result = run("convert", "no/such/file.mlir")
+    assert result.exit_code == 1
+    assert "no/such/file.mlir: error: cannot read" in result.stderr
+
+
+def test_opt_runs_named_passes_and_rejects_unknown_ones():
+    result = run("opt", MATMUL, "-p", "v1-to-v2,import-shardings")
+    assert result.exit_code == 0, result.output
+    assert "sdy.sharding" in result.stdout
+    bad = run("opt", MATMUL, "-p", "v1-to-v2,no-such-pass,nor-this")
+    assert bad.exit_code == 1
+    assert "unknown passes: no-such-pass, nor-this" in bad.stderr
+
+
+def test_list_passes_prints_every_pass():
+    result = run("list-passes")
+    assert result.exit_code == 0
+    for name in ("v1-to-v2", "import-shardings", "import-custom-calls"):
+        assert name in result.stdout
+
+
+def test_check_reports_same_program():
+    result = run("check", TESTDATA / "torch_xla" / "matmul_2x4.dump")
+    assert result.exit_code == 0, result.output
+    assert "graph 0: same program: 4 parameters, 1 outputs on 8 devices" in result.stdout
