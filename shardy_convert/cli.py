@@ -34,7 +34,7 @@ def _num_devices_option(f):
     return click.option(
         "--num-devices",
         type=click.IntRange(min=1),
-        help="Device count for graphs whose shardings do not say (all replicated).",
+        help="Device count; the shardings must agree. Needed when all are replicated.",
     )(f)
 
 

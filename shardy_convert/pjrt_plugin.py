@@ -92,9 +92,12 @@ class Sharding:
 
     kind: str
     text: str
-    tiles: np.ndarray | None = field(default=None, compare=False)
+    tiles: np.ndarray | None = field(default=None, compare=False, repr=False)
     subgroups: int = 0
     device: int | None = None
+
+    def __str__(self) -> str:
+        return self.text
 
     def blocks(self, shape: tuple[int, ...], num_partitions: int) -> list[tuple[slice, ...]]:
         """The block of a global array of `shape` that each partition holds (XLA's tiling:
@@ -122,11 +125,14 @@ class Sharding:
         return tuple(d * t for d, t in zip(local, data))
 
 
+REPLICATED = Sharding("replicated", "{replicated}")
+
+
 def sharding_from_proto(proto: Any) -> Sharding:
     """A `Sharding` from an `xla.OpSharding` (jaxlib's binding) that XLA itself produced."""
     from jaxlib import xla_client as xc
 
-    text = xc.HloSharding.from_proto(proto).to_string()
+    text = str(xc.HloSharding.from_proto(proto))
     kind = int(proto.type.value) if hasattr(proto.type, "value") else int(proto.type)
     if kind == _MAXIMAL:
         return Sharding("maximal", text, device=int(proto.tile_assignment_devices[0]))
@@ -268,8 +274,8 @@ class PluginClient:
 
     def portable_target(self) -> str:
         """The StableHLO version to serialize portable artifacts to for this plugin: the
-        newer of what the plugin and jaxlib both know (the plugin's current version, capped
-        by jaxlib's)."""
+        newest one both the plugin and jaxlib know (the plugin's current version, capped by
+        jaxlib's)."""
         from jaxlib.mlir.dialects import stablehlo
 
         ours = stablehlo.get_current_version()
@@ -291,8 +297,7 @@ class PluginClient:
         pypjrt = self._pypjrt
         if num_devices > self.num_devices:
             raise ShardyConvertError(
-                f"the plugin client has {self.num_devices} devices, the module needs "
-                f"{num_devices}"
+                f"the plugin client has {self.num_devices} devices, the module needs {num_devices}"
             )
         options = pypjrt.CompileOptions(
             num_replicas=1,
@@ -314,16 +319,16 @@ class PluginClient:
         pypjrt = self._pypjrt
         module = self._optimized_module(handle)
         count = int(handle.num_outputs)
-        params = [sharding_from_proto(p) for p in module.spmd_parameters_shardings]
-        try:
+        # Both are None for a program that was not partitioned (one partition).
+        params = [sharding_from_proto(p) for p in module.spmd_parameters_shardings or ()]
+        if module.spmd_output_sharding is None:
+            outputs = [REPLICATED] * count
+        else:
             outputs = _output_shardings(module.spmd_output_sharding, count)
-        except Exception:  # no output sharding recorded: an unpartitioned program
-            outputs = []
-        if num_devices == 1 or not outputs:
-            outputs = outputs or [Sharding("replicated", "{replicated}")] * count
         launch = [pypjrt.Device(handle._plugin, p).id for p in handle.addressable_devices()]
-        partition_of = {d: k for k, d in enumerate(_partition_devices(
-            handle.device_assignment_proto()))}
+        partition_of = {
+            d: k for k, d in enumerate(_partition_devices(handle.device_assignment_proto()))
+        }
         return Executable(
             handle=handle,
             num_partitions=num_devices,
@@ -374,24 +379,25 @@ class PluginClient:
         """
         params = executable.parameter_shardings
         if params and len(params) != len(inputs):
-            raise ShardyConvertError(f"the program takes {len(params)} arguments, not {len(inputs)}")
-        params = params or [Sharding("replicated", "{replicated}")] * len(inputs)
+            raise ShardyConvertError(
+                f"the program takes {len(params)} arguments, not {len(inputs)}"
+            )
+        params = params or [REPLICATED] * len(inputs)
         n = executable.num_partitions
         arrays = [np.asarray(x) for x in inputs]
         blocks = [s.blocks(a.shape, n) for s, a in zip(params, arrays)]
         with self.client.devices() as devices:
             by_id = {d.id: d for d in devices}
             arguments = [
-                [
-                    self._buffer(a[b[p]], by_id[d])
-                    for a, b in zip(arrays, blocks)
-                ]
+                [self._buffer(a[b[p]], by_id[d]) for a, b in zip(arrays, blocks)]
                 for d, p in zip(executable.launch_devices, executable.launch_partitions)
             ]
             try:
                 results = executable.handle.execute_sharded(arguments)
             except self._pypjrt.errors.PjrtError as e:
-                raise ShardyConvertError(f"the PJRT plugin failed to run the program: {e}") from None
+                raise ShardyConvertError(
+                    f"the PJRT plugin failed to run the program: {e}"
+                ) from None
             finally:
                 for row in arguments:
                     for buffer in row:
