@@ -57,17 +57,30 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 )
 @click.option(
     "--emit",
-    type=click.Choice(["text", "bytecode"]),
-    help="Output form (default: the input's own form).",
+    type=click.Choice(["text", "bytecode", "portable"]),
+    help="Output form: MLIR text, MLIR bytecode, or a StableHLO portable artifact (what a PJRT "
+    "C-API client hands a plugin; Shardy in its round-trip form). Default: the input's form.",
+)
+@click.option(
+    "--target-version",
+    metavar="X.Y.Z",
+    help="StableHLO version of a portable artifact (default: the input's, else the newest).",
 )
 @_mesh_option
 @_num_devices_option
 @click.option("--imported", is_flag=True, help="Emit Shardy's fully imported (internal) form.")
-def convert(inputs, output, emit, mesh, num_devices, imported) -> None:
+def convert(inputs, output, emit, target_version, mesh, num_devices, imported) -> None:
     """Convert modules or torch_xla dumps to Shardy; `-` reads stdin."""
     from .files import Job, run_jobs
 
-    job = Job("convert", emit=emit, mesh=mesh, num_devices=num_devices, imported=imported)
+    job = Job(
+        "convert",
+        emit=emit,
+        target_version=target_version,
+        mesh=mesh,
+        num_devices=num_devices,
+        imported=imported,
+    )
     _run(lambda: run_jobs(job, inputs, output))
 
 

@@ -6,12 +6,10 @@ from collections.abc import Sequence
 
 from jaxlib.mlir import ir
 
-from . import pipeline
+from . import formats, pipeline
 from .errors import ModuleError, ShardyConvertError
-from .mlir import is_bytecode, new_context, parse_module, print_module, run_pipeline
-from .walker import sites
-
-EMITS = ("text", "bytecode")
+from .mlir import new_context, print_module, run_pipeline
+from .walker import body, sites
 
 
 def convert(
@@ -21,48 +19,59 @@ def convert(
     num_devices: int | None = None,
     fallback_devices: int | None = None,
     emit: str | None = None,
+    target_version: str | None = None,
     imported: bool = False,
     validate: bool = True,
 ) -> str | bytes:
-    """Converts a GSPMD module (MLIR text or bytecode) to the Shardy dialect.
+    """Converts a GSPMD module (MLIR text, bytecode or portable artifact) to Shardy.
 
     mesh: axis names and sizes to use, major first (`[("batch", 2), ("model", 4)]` or
         `"batch=2,model=4"`); default `_axis_0`, `_axis_1`, ... derived from the shardings.
     num_devices: the device count; the module's shardings must agree with it.
     fallback_devices: the device count to use only when nothing in the module says (the
         other graphs of the same dump).
-    emit: "text" or "bytecode"; default the input's own form.
+    emit: "text", "bytecode" or "portable" (a StableHLO portable artifact, Shardy in its
+        round-trip form); default the input's own form.
+    target_version: StableHLO version of a portable output; default the input artifact's
+        version, else the newest this jaxlib writes.
     imported: emit Shardy's fully imported form (after `sdy-import-pipeline`) instead of
         the front-end form JAX emits and XLA compiles.
     validate: also run `sdy-import-pipeline` on a copy, so Shardy's verifiers see the result.
 
     Raises ShardyConvertError (located) on bad input; never returns a half-converted module.
-    A module that already carries Shardy shardings and no GSPMD ones is returned unchanged.
+    A module that already carries Shardy (natively, or in the round-trip form of a portable
+    artifact) is returned unchanged when no other form is asked for.
     """
-    emit = emit or ("bytecode" if isinstance(module, bytes) and is_bytecode(module) else "text")
-    if emit not in EMITS:
-        raise ShardyConvertError(f"emit must be one of {', '.join(EMITS)}, not {emit!r}")
+    form = formats.detect(module)
+    emit = emit or form
+    if emit not in formats.FORMS:
+        raise ShardyConvertError(f"emit must be one of {', '.join(formats.FORMS)}, not {emit!r}")
+    if form == "portable":
+        target_version = target_version or formats.portable_version(module)
     options = pipeline.Options(
         num_devices=num_devices, fallback_devices=fallback_devices, mesh=parse_mesh(mesh)
     )
     with new_context() as ctx:
-        mod = parse_module(module, ctx)
+        mod = formats.load(module, ctx)
         if is_shardy(mod.operation):
-            return print_module(mod, emit) if _form(module) != emit else module
+            return module if form == emit else formats.save(mod, emit, target_version)
         convert_module(mod, options, imported=imported, validate=validate)
-        return print_module(mod, emit)
+        return formats.save(mod, emit, target_version)
 
 
-def _form(data: str | bytes) -> str:
-    return "bytecode" if is_bytecode(data) else "text"
+def _save_like(mod: ir.Module, original: str | bytes) -> str | bytes:
+    """Prints `mod` in the form (and portable version) `original` came in."""
+    form = formats.detect(original)
+    version = formats.portable_version(original) if form == "portable" else None
+    return formats.save(mod, form, version)
 
 
 def to_v2(module: str | bytes) -> str | bytes:
     """Only rewrites V1 device lists into V2 iota form; the module stays GSPMD."""
     with new_context() as ctx:
-        mod = parse_module(module, ctx)
+        mod = formats.load(module, ctx)
         pipeline.run(mod, ["v1-to-v2"])
-        return print_module(mod, _form(module))
+        return _save_like(mod, module)
 
 
 SPLIT_MARKER = "// -----"
@@ -75,9 +84,9 @@ def run_passes(
     mlir-opt / sdy_opt. Nothing is verified beyond what MLIR verifies after each pass."""
     pipeline.check_names(names)
     with new_context() as ctx:
-        mod = parse_module(module, ctx)
+        mod = formats.load(module, ctx)
         pipeline.run(mod, names, options or pipeline.Options())
-        return print_module(mod, _form(module))
+        return _save_like(mod, module)
 
 
 def split_input(text: str) -> list[str]:
@@ -114,9 +123,19 @@ def convert_module(
 
 
 def is_shardy(module: ir.Operation) -> bool:
-    """True when the module already has an `sdy.mesh` and no `mhlo.sharding` strings."""
-    has_mesh = any(op.operation.name == "sdy.mesh" for op in module.regions[0].blocks[0].operations)
+    """True when the module already carries Shardy: an `sdy.mesh` and no `mhlo.sharding`
+    strings, or the round-trip form (`xla.sdy.meshes` frontend attribute)."""
+    if _has_round_trip_meshes(module):
+        return True
+    has_mesh = any(op.operation.name == "sdy.mesh" for op in body(module).operations)
     return has_mesh and next(sites(module), None) is None
+
+
+def _has_round_trip_meshes(module: ir.Operation) -> bool:
+    if "mhlo.frontend_attributes" not in module.attributes:
+        return False
+    attrs = ir.DictAttr(module.attributes["mhlo.frontend_attributes"])
+    return "xla.sdy.meshes" in attrs
 
 
 def _check_no_gspmd_left(module: ir.Operation) -> None:

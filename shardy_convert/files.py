@@ -29,6 +29,7 @@ class Job:
 
     action: str
     emit: str | None = None
+    target_version: str | None = None
     mesh: str | None = None
     num_devices: int | None = None
     imported: bool = False
@@ -44,6 +45,7 @@ class Job:
             num_devices=self.num_devices,
             fallback_devices=fallback_devices,
             emit=self.emit,
+            target_version=self.target_version,
             imported=self.imported,
         )
 
@@ -187,7 +189,8 @@ def check_inputs(inputs: Sequence[str], devices: int | None, mesh: str | None) -
                 report = compare(graph.text, result, count or 1)
             except ShardyConvertError as e:
                 e.location = dump.shift_location(e.location, graph.first_line - 1)
-                click.echo(str(e.located(file=name, graph=graph.index if is_dump else None)), err=True)
+                graph_index = graph.index if is_dump else None
+                click.echo(str(e.located(file=name, graph=graph_index)), err=True)
                 failures += 1
                 continue
             click.echo(f"{where}: {report}")

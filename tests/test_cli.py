@@ -130,3 +130,18 @@ def test_check_reports_same_program():
     result = run("check", TESTDATA / "torch_xla" / "matmul_2x4.dump")
     assert result.exit_code == 0, result.output
     assert "graph 0: same program: 4 parameters, 1 outputs on 8 devices" in result.stdout
+
+
+def test_emit_portable_artifact_then_read_it_back(tmp_path):
+    from shardy_convert import formats
+
+    out = tmp_path / "matmul.portable"
+    result = run("convert", MATMUL, "--emit", "portable", "--target-version", "1.13.3", "-o", out)
+    assert result.exit_code == 0, result.output
+    data = out.read_bytes()
+    assert formats.detect(data) == "portable"
+    assert formats.portable_version(data) == "1.13.3"
+    assert b"xla.sdy.meshes" in data
+    text = run("convert", out, "--emit", "text")
+    assert text.exit_code == 0, text.output
+    assert 'xla.sdy.sharding = "#sdy.sharding<@mesh' in text.stdout

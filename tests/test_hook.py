@@ -1,0 +1,163 @@
+"""The PJRT pre-compile hook in front of two real clients: jaxlib's CPU client and pypjrt over
+the xla-cpu-pjrt plugin. GSPMD programs from torch_xla dumps compile with the Shardy
+partitioner into the same placements and values as the originals."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import numpy as np
+import pytest
+
+from shardy_convert import dump, formats
+from shardy_convert.check import compare, compile_module
+from shardy_convert.errors import ShardyConvertError
+from shardy_convert.hook import Hook
+from shardy_convert.sharding import parse
+
+from .conftest import TESTDATA
+
+
+def graph(name: str, index: int = 0) -> str:
+    return dump.graphs((TESTDATA / "torch_xla" / name).read_text())[index].text
+
+
+CUSTOM = graph("custom_device_ids_manual.dump")
+MATMUL = graph("matmul_2x4.dump")
+ESCAPE = graph("manual_escape.dump")
+
+
+def placements(executable) -> list:
+    """Parameter shardings as semantic values (V1 and V2 spellings compare equal)."""
+    return [parse(str(s)) for s in executable.parameter_shardings]
+
+
+def jaxlib_compile_options(n: int):
+    from jax._src.lib import xla_client as xc
+
+    options = xc.CompileOptions()
+    build = options.executable_build_options
+    build.num_partitions, build.num_replicas = n, 1
+    build.use_spmd_partitioning = True
+    build.use_shardy_partitioner = False
+    build.device_assignment = xc.DeviceAssignment.create(np.arange(n).reshape(1, n))
+    return options
+
+
+def test_hook_in_front_of_jaxlib_cpu_client():
+    from jax._src import xla_bridge
+    from jax._src.lib import xla_client as xc
+
+    backend = xla_bridge.get_backend("cpu")
+    devices = xc.DeviceList(tuple(backend.devices()[:8]))
+    hook = Hook()
+    compile_and_load = hook.wrap(backend.compile_and_load)
+    options = jaxlib_compile_options(8)
+    exe = compile_and_load(CUSTOM, devices, options)
+    assert options.executable_build_options.use_shardy_partitioner
+    got = [xc.HloSharding.from_proto(p) for p in exe.get_parameter_shardings()]
+    assert got == compile_module(CUSTOM, 8, shardy=False).parameters
+    compile_and_load(CUSTOM, devices, jaxlib_compile_options(8))
+    assert (hook.stats.hits, hook.stats.misses, hook.stats.failures) == (1, 1, 0)
+
+
+def test_every_graph_of_a_retraced_dump_is_converted_once():
+    hook = Hook()
+    graphs = [g.text for g in dump.graphs((TESTDATA / "torch_xla/linear_retrace.dump").read_text())]
+    for _ in range(3):  # three "training steps" recompiling the same graphs
+        outputs = [hook(g) for g in graphs]
+    distinct = len(set(graphs))
+    assert hook.stats.misses == distinct
+    assert hook.stats.hits == 3 * len(graphs) - distinct
+    assert all("sdy.mesh @mesh" in out for out in outputs)
+    report = compare(graphs[2], outputs[2], 2)
+    assert report.ok, str(report)
+
+
+def test_hook_in_front_of_pjrt_c_api_plugin():
+    from shardy_convert import pjrt_plugin
+
+    plugin = pjrt_plugin.get_client()
+    pypjrt = plugin._pypjrt
+    hook = Hook()
+    compile_fn = hook.wrap(plugin.client.compile)
+    options = pypjrt.CompileOptions(
+        num_replicas=1, num_partitions=8, use_spmd_partitioning=True, use_shardy_partitioner=False
+    )
+    handle = compile_fn(MATMUL, options=options)
+    assert options.use_shardy_partitioner
+    shardy = plugin._describe(handle, 8, True)
+    gspmd = plugin.compile(MATMUL, 8, shardy=False)
+    assert placements(shardy) == placements(gspmd)
+    rng = np.random.default_rng(0)
+    inputs = [rng.standard_normal(s).astype(np.float32) for s in ((8, 8), (8, 8), (16, 8), (8, 16))]
+    for want, got in zip(plugin.run(gspmd, inputs), plugin.run(shardy, inputs)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_portable_artifact_in_portable_out():
+    from shardy_convert import pjrt_plugin
+
+    plugin = pjrt_plugin.get_client()
+    artifact = plugin.portable_artifact(CUSTOM)
+    hook = Hook()
+    out = hook(artifact)
+    assert formats.detect(out) == "portable"
+    assert formats.portable_version(out) == formats.portable_version(artifact)
+    assert b"xla.sdy.meshes" in out
+    assert hook(out) is out  # already Shardy (round-trip form): passes through
+    exe = plugin.compile(out, 8, shardy=True)
+    assert placements(exe) == placements(plugin.compile(CUSTOM, 8, shardy=False))
+
+
+def test_failure_policy_raise_and_passthrough(caplog):
+    with pytest.raises(ShardyConvertError, match="manual value escapes"):
+        Hook()(ESCAPE)
+    hook = Hook(on_error="passthrough")
+    with caplog.at_level(logging.WARNING, logger="shardy_convert.hook"):
+        assert hook(ESCAPE) is ESCAPE
+        assert hook(ESCAPE) is ESCAPE
+    assert len([r for r in caplog.records if "unconverted" in r.message]) == 1
+    assert (hook.stats.failures, hook.stats.hits) == (1, 1)
+
+
+def test_passthrough_failure_keeps_gspmd_partitioner():
+    hook = Hook(on_error="passthrough")
+    seen = {}
+
+    def fake_compile(program, options):
+        seen["program"], seen["shardy"] = (
+            program,
+            options.executable_build_options.use_shardy_partitioner,
+        )
+
+    hook.wrap(fake_compile)(ESCAPE, jaxlib_compile_options(8))
+    assert seen == {"program": ESCAPE, "shardy": False}
+
+
+def test_concurrent_calls_agree_and_count_every_call():
+    hook = Hook(cache_size=4)
+    programs = [MATMUL, CUSTOM] * 8
+    results = [None] * len(programs)
+
+    def work(k):
+        results[k] = hook(programs[k])
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(programs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results[0] == results[2]
+    assert results[1] == results[3]
+    assert hook.stats.hits + hook.stats.misses == len(programs)
+    assert 2 <= hook.stats.misses <= len(programs)
+
+
+def test_cache_is_bounded():
+    hook = Hook(cache_size=1)
+    hook(MATMUL)
+    hook(CUSTOM)
+    hook(MATMUL)
+    assert hook.stats.misses == 3
