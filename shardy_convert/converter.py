@@ -8,7 +8,7 @@ from jaxlib.mlir import ir
 
 from . import formats, pipeline
 from .errors import ModuleError, ShardyConvertError
-from .mlir import new_context, print_module, run_pipeline
+from .mlir import has_locations, new_context, print_module, run_pipeline
 from .walker import body, sites
 
 
@@ -54,16 +54,18 @@ def convert(
     with new_context() as ctx:
         mod = formats.load(module, ctx)
         if is_shardy(mod.operation):
-            return module if form == emit else formats.save(mod, emit, target_version)
+            if form == emit:
+                return module
+            return formats.save(mod, emit, target_version, has_locations(module))
         convert_module(mod, options, imported=imported, validate=validate)
-        return formats.save(mod, emit, target_version)
+        return formats.save(mod, emit, target_version, has_locations(module))
 
 
 def _save_like(mod: ir.Module, original: str | bytes) -> str | bytes:
     """Prints `mod` in the form (and portable version) `original` came in."""
     form = formats.detect(original)
     version = formats.portable_version(original) if form == "portable" else None
-    return formats.save(mod, form, version)
+    return formats.save(mod, form, version, has_locations(original))
 
 
 def to_v2(module: str | bytes) -> str | bytes:

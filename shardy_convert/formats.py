@@ -56,11 +56,13 @@ def load(data: str | bytes, ctx: ir.Context) -> ir.Module:
         raise ModuleError(f"cannot read the portable artifact: {e}") from None
 
 
-def save(module: ir.Module, form: str, target: str | None = None) -> str | bytes:
-    """Prints a module as text, bytecode, or a portable artifact for StableHLO `target`
-    (default: the newest version this jaxlib writes)."""
+def save(
+    module: ir.Module, form: str, target: str | None = None, locations: bool = False
+) -> str | bytes:
+    """Prints a module as text (with `loc(...)` if `locations`), bytecode, or a portable
+    artifact for StableHLO `target` (default: the newest version this jaxlib writes)."""
     if form != "portable":
-        return print_module(module, form)
+        return print_module(module, form, locations)
     from jaxlib import _jax
     from jaxlib.mlir.dialects import stablehlo
 

@@ -80,13 +80,20 @@ def format_location(loc: ir.Location | str) -> str | None:
     return text.removeprefix("loc(").removesuffix(")")
 
 
-def print_module(module: ir.Module, emit: str = "text") -> str | bytes:
-    """`text` (MLIR assembly) or `bytecode` (MLIR bytecode) of a module."""
+def print_module(module: ir.Module, emit: str = "text", locations: bool = False) -> str | bytes:
+    """`text` (MLIR assembly) or `bytecode` (MLIR bytecode) of a module. Text carries
+    `loc(...)` only with `locations` (when the input text had them; bytecode always keeps
+    them), so a module without locations does not come back with `loc("-":L:C)` on every op."""
     if emit == "bytecode":
         buf = io.BytesIO()
         module.operation.write_bytecode(buf)
         return buf.getvalue()
-    return module.operation.get_asm(enable_debug_info=False)
+    return module.operation.get_asm(enable_debug_info=locations)
+
+
+def has_locations(data: str | bytes) -> bool:
+    """Whether MLIR text spells out locations (`loc(...)`, `#loc` aliases)."""
+    return not is_bytecode(data) and ("loc(" in data if isinstance(data, str) else b"loc(" in data)
 
 
 def run_pipeline(module: ir.Module, steps: Sequence[str | tuple[str, PythonPass]]) -> None:

@@ -1,10 +1,10 @@
 """The GSPMD sharding algebra: parse, print, V1 -> V2, semantic equality. No MLIR, no jax.
 
-    >>> s = parse("{devices=[4,2]0,4,1,5,2,6,3,7}")
-    >>> str(s.to_v2())
-    '{devices=[4,2]<=[2,4]T(1,0)}'
-    >>> s == parse("{devices=[4,2]<=[2,4]T(1,0)}")
-    True
+>>> s = parse("{devices=[4,2]0,4,1,5,2,6,3,7}")
+>>> str(s.to_v2())
+'{devices=[4,2]<=[2,4]T(1,0)}'
+>>> s == parse("{devices=[4,2]<=[2,4]T(1,0)}")
+True
 """
 
 from .canonical import normalize

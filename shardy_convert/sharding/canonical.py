@@ -31,6 +31,11 @@ def canonical(sharding: HloSharding) -> HloSharding:
         return HloSharding(sharding.kind, device=sharding.device)
     if collapsed_kind(sharding) is not None:
         return HloSharding(collapsed_kind(sharding))
+    form = sharding._placement_iota()
+    if form is not None:
+        return HloSharding(
+            Kind.TILED, Tiles._trusted(sharding.tiles.dims, *form), sharding.subgroups
+        )
     grid = sharding._placement_array()
     tiles = Tiles._trusted(sharding.tiles.dims, devices=grid.tolist(), array=grid)
-    return HloSharding(Kind.TILED, tiles, sharding.subgroups).to_v2()
+    return HloSharding(Kind.TILED, tiles, sharding.subgroups)

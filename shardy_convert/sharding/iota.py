@@ -231,43 +231,49 @@ def _decanonicalize(reshape, perm):
 def _regroup_decanonicalized(dims, reshape, perm, tperm) -> tuple[list[int], list[int]] | None:
     """Groups prime reshape factors into the non-1 tile dims (major to minor), then transposes.
 
-    Fails (None) like XLA when a tile dim is not a product of consecutive factors, e.g.
-    `[2,3]<=[3,2]T(1,0)`.
+    Fails (None) like XLA when a tile dim is not a product of consecutive factors. Example
+    `[6,2]<=[3,4]T(1,0)`: the factors in perm order are 2, 2 (of reshape dim 4), then 3; tile
+    dim 6 takes the first 2 and then needs a 3, but finds the second 2.
     """
     d_reshape, d_perm, origin, positions = _decanonicalize(reshape, perm)
-    non_one = [d for d in dims if d != 1]
-    groups: list[list[int]] = [[] for _ in non_one]
-    cursor = [0]
-
-    def candidate(target: int) -> int | None:
-        idx = cursor[0]
-        dim = d_perm[idx]
-        if target % d_reshape[dim] == 0:
-            return dim
-        for later in positions[origin[idx]]:
-            other = d_perm[later]
-            if later > idx and target % d_reshape[other] == 0:
-                d_reshape[dim], d_reshape[other] = d_reshape[other], d_reshape[dim]
-                return dim
+    targets = [d for d in dims if d != 1]
+    groups = _group_factors(targets, d_reshape, d_perm, origin, positions)
+    if groups is None:
         return None
-
-    for i, target in enumerate(non_one):
-        if cursor[0] >= len(d_perm):
-            break
-        dim = candidate(target)
-        while dim is not None:
-            target //= d_reshape[dim]
-            groups[i].append(dim)
-            cursor[0] += 1
-            dim = candidate(target) if cursor[0] < len(d_perm) else None
-        if target != 1:
-            return None
-    index = {}
-    for i, d in enumerate(dims):
-        if d != 1:
-            index[i] = len(index)
+    index = {i: k for k, i in enumerate(i for i, d in enumerate(dims) if d != 1)}
     flat = [g for p in tperm if p in index for g in groups[index[p]]]
     return d_reshape, flat
+
+
+def _group_factors(targets, d_reshape, d_perm, origin, positions) -> list[list[int]] | None:
+    """For each target tile dim, the consecutive (in perm order) factors whose product it is."""
+    groups: list[list[int]] = [[] for _ in targets]
+    idx = 0
+    for i, target in enumerate(targets):
+        while idx < len(d_perm):
+            dim = _factor_for(target, idx, d_reshape, d_perm, origin, positions)
+            if dim is None:
+                break
+            target //= d_reshape[dim]
+            groups[i].append(dim)
+            idx += 1
+        if target != 1:
+            return None
+    return groups
+
+
+def _factor_for(target, idx, d_reshape, d_perm, origin, positions) -> int | None:
+    """The factor at perm position `idx` if it divides `target`; else a later factor of the same
+    original reshape dim that does, swapped into place (XLA's look-ahead); else None."""
+    dim = d_perm[idx]
+    if target % d_reshape[dim] == 0:
+        return dim
+    for later in positions[origin[idx]]:
+        other = d_perm[later]
+        if later > idx and target % d_reshape[other] == 0:
+            d_reshape[dim], d_reshape[other] = d_reshape[other], d_reshape[dim]
+            return dim
+    return None
 
 
 # --- XLA's GroupMinorIotaDimsSorted -------------------------------------------------------------

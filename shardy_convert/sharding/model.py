@@ -10,7 +10,7 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import ShardingValueError
-from .iota import iota_form
+from .iota import canonical_iota, group_minor_sorted, iota_form
 from .tiles import Tiles
 
 
@@ -136,7 +136,10 @@ class HloSharding:
     # --- semantic equality --------------------------------------------------------------------
 
     def _placement_array(self) -> np.ndarray:
-        """The flat grid with each replication group sorted: one array per placement."""
+        """The flat grid with each replication group sorted: one array per placement.
+
+        `[2,2]3,1,2,0 last_tile_dim_replicate` has groups (3,1) and (2,0): `1,3,0,2`.
+        """
         grid = self.tiles.array()
         if self.subgroups[-1:] != (SubgroupType.REPLICATED,):
             return grid.ravel()
@@ -154,8 +157,20 @@ class HloSharding:
             return (self.kind,)
         if collapsed_kind(self) is not None:
             return (collapsed_kind(self),)
-        ids = self._placement_array().astype(np.int32).tobytes()
-        return (Kind.TILED, self.tiles.dims, self.subgroups, ids)
+        form = self._placement_iota()
+        if form is None:
+            form = self._placement_array().astype(np.int32).tobytes()
+        return (Kind.TILED, self.tiles.dims, self.subgroups, form)
+
+    def _placement_iota(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """The canonical `(reshape, perm)` of `_placement_array()`, or None if it has none.
+
+        A V2 grid whose replication groups are already ascending is its own answer, so big V2
+        shardings hash without being materialized.
+        """
+        if self.tiles.is_iota and _groups_ascending(self.tiles, self.subgroups):
+            return self.tiles.reshape, self.tiles.perm
+        return iota_form(self._placement_array())
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, HloSharding):
@@ -214,13 +229,29 @@ def _check_fields(s: HloSharding) -> None:
     """Each kind carries exactly its own fields."""
     tiled = s.kind is Kind.TILED
     if tiled != (s.tiles is not None):
-        raise ShardingValueError(f"a {s.kind.value} sharding {'needs' if tiled else 'has no'} tiles")
+        raise ShardingValueError(
+            f"a {s.kind.value} sharding {'needs' if tiled else 'has no'} tiles"
+        )
     if (s.kind is Kind.MAXIMAL) != (s.device is not None):
         raise ShardingValueError("only a maximal sharding has a device, and it must")
     if s.subgroups and (not tiled or len(s.subgroups) > len(s.tiles.dims)):
         raise ShardingValueError("subgroup types need as many trailing tile dims")
     if s.elements and s.kind is not Kind.TUPLE:
         raise ShardingValueError("only a tuple sharding has elements")
+
+
+def _groups_ascending(tiles: Tiles, subgroups: tuple[SubgroupType, ...]) -> bool:
+    """True when a V2 grid's replication groups are known to list ids in ascending order.
+
+    Always without replication. Otherwise when regrouping the minor reshape dims in ascending
+    order (XLA's GroupMinorIotaDimsSorted) changes nothing: `[2,4]<=[2,2,2]T(1,0,2)` has groups
+    `0,1,4,5` and `2,3,6,7`; `[2,4]<=[2,2,2]T(2,1,0)` has `0,4,2,6` and is not. False only
+    means "materialize and sort to be sure" (XLA's own check misses some ascending grids).
+    """
+    if subgroups[-1:] != (SubgroupType.REPLICATED,):
+        return True
+    regrouped = group_minor_sorted(tiles.reshape, tiles.perm, tiles.dims[-1])
+    return regrouped is not None and canonical_iota(*regrouped) == (tiles.reshape, tiles.perm)
 
 
 def _same_v2(a: HloSharding, b: HloSharding) -> bool:
@@ -231,6 +262,7 @@ def _same_v2(a: HloSharding, b: HloSharding) -> bool:
 
 
 def _inverse_order(order, n: int) -> np.ndarray:
+    """`position[device]` for `order[position] = device`: order (2,0,1) gives (1,2,0)."""
     order = np.asarray(order, dtype=np.int64).ravel()
     if order.size != n or order.min() < 0 or order.max() >= n:
         raise ShardingValueError(f"device order {_clip(order)} is not a permutation of 0..{n - 1}")

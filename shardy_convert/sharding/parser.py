@@ -70,7 +70,7 @@ def _parse_fast(text: str) -> HloSharding | None:
     if kind is not None:
         return HloSharding._make(kind)
     m = _FAST.fullmatch(text)
-    if m is None or any(_malformed(g) for g in m.groups()[:4]):
+    if m is None or _has_empty_item(m):
         return None
     dims = _ints(m[1])
     n = math.prod(dims)
@@ -82,9 +82,12 @@ def _parse_fast(text: str) -> HloSharding | None:
     return subgroup(tiles, (SubgroupType.REPLICATED,) if m[5] else ())
 
 
-def _malformed(ints: str | None) -> bool:
-    """An empty item in a `[0-9,]+` match: `1,,2`, `,1` or `1,`."""
-    return ints is not None and (",," in ints or ints[0] == "," or ints[-1] == ",")
+def _has_empty_item(m: re.Match) -> bool:
+    """An empty item in one of `_FAST`'s `[0-9,]+` groups: `1,,2`, `,1` or `1,`."""
+    for group in m.groups()[:4]:
+        if group and (group[0] == "," or group[-1] == "," or ",," in group):
+            return True
+    return False
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -97,10 +100,30 @@ def _fast_v1(dims, n: int, text: str) -> Tiles | None:
         if n < 2 or len(ids) != n or sorted(ids) != list(range(n)):
             return None
         return Tiles._trusted(dims, devices=ids)
-    ids = np.array(text.split(","), dtype=np.int64)
-    if ids.size != n or not is_permutation(ids):
+    ids = _id_array(text)
+    if ids is None or ids.size != n or not is_permutation(ids):
         return None
     return Tiles._trusted(dims, devices=ids.tolist(), array=ids)
+
+
+def _id_array(text: str) -> np.ndarray | None:
+    """Digits-and-commas text as an int64 array, vectorized (~4 ms for 65,536 ids).
+
+    Horner's rule over digit positions instead of numbers: step j reads digit j of every
+    number at once (`value = value*10 + digit`), so the loop runs at most 9 times. For
+    `"12,3"`: starts (0, 3), lengths (2, 1); j=0 gives (1, 3), j=1 gives (12, 3).
+    """
+    digits = np.frombuffer(text.encode("ascii"), dtype=np.uint8).astype(np.int64) - ord("0")
+    ends = np.append(np.flatnonzero(digits < 0), digits.size)  # commas, then the end
+    starts = np.append(0, ends[:-1] + 1)
+    lengths = ends - starts
+    if lengths.min() < 1 or lengths.max() > 9:  # `1,,2`, or beyond 2**24: the full parser
+        return None
+    values = np.zeros(ends.size, dtype=np.int64)
+    for j in range(int(lengths.max())):
+        live = lengths > j
+        values = np.where(live, values * 10 + digits[np.where(live, starts + j, 0)], values)
+    return values
 
 
 def _fast_v2(dims, n: int, reshape_text: str, perm_text: str | None) -> Tiles | None:
@@ -161,8 +184,11 @@ class _Cursor:
         m = _INT.match(self.text, self.skip())
         if m is None:
             raise self.error(f"expected {what}")
+        value = int(m.group())
+        if abs(value) >= 2**63:  # XLA's lexer reads int64
+            raise self.error(f"{m.group()} does not fit in 64 bits")
         self.pos = m.end()
-        return int(m.group())
+        return value
 
     def word(self) -> str | None:
         m = _WORD.match(self.text, self.skip())
@@ -454,14 +480,13 @@ def _iota(cur: _Cursor, dims) -> tuple[tuple[int, ...], tuple[int, ...]]:
     perm = tuple(_int_list(cur, "an iota transpose dim"))
     cur.expect(")", "')' to end the iota transpose")
     if sorted(perm) != list(range(len(reshape))):
-        raise cur.value_error(
-            f"T{perm} is not a permutation of 0..{len(reshape) - 1}", t_pos
-        )
+        raise cur.value_error(f"T{perm} is not a permutation of 0..{len(reshape) - 1}", t_pos)
     return reshape, perm
 
 
 def _device_list(cur: _Cursor) -> np.ndarray:
     """Reads `i0,i1,...` as runs of integers (fast for 65,536 ids), comments allowed between."""
+    start = cur.skip()
     runs = []
     while True:
         m = _INT_RUN.match(cur.text, cur.skip())
@@ -471,7 +496,10 @@ def _device_list(cur: _Cursor) -> np.ndarray:
         runs.append(m.group())
         if not cur.eat(","):
             break
-    return np.array(",".join(runs).split(","), dtype=np.int64)
+    try:
+        return np.array(",".join(runs).split(","), dtype=np.int64)
+    except OverflowError:
+        raise cur.error("a device id does not fit in 64 bits", start) from None
 
 
 def _check_device_list(cur: _Cursor, dims, devices: np.ndarray, pos: int) -> None:
@@ -533,7 +561,9 @@ def _with_extras(sharding: HloSharding, shard_group, metadata) -> HloSharding:
 def _check_attributes(cur: _Cursor, items: _Items, kind: Kind) -> None:
     seen = items.seen
     if kind is not Kind.TILED and "last tile dims" in seen:
-        raise cur.error(f"a {kind.value} sharding has no last tile dims", items.pos("last tile dims"))
+        raise cur.error(
+            f"a {kind.value} sharding has no last tile dims", items.pos("last tile dims")
+        )
     if kind in (Kind.MAXIMAL, Kind.TILED) or "devices" not in seen:
         return
     raise cur.value_error(

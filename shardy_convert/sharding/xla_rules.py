@@ -6,6 +6,7 @@ reorder and sort. These functions do the same so that `str(parse(s))` is XLA's t
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -15,8 +16,12 @@ from .model import HloSharding, Kind, SubgroupType, collapsed_subgroups
 from .tiles import Tiles
 
 # XLA's kOrderedTypes restricted to the subgroup types: merged subgroup dims come in this order.
-_ORDER = (SubgroupType.MAXIMAL, SubgroupType.MANUAL, SubgroupType.UNREDUCED, SubgroupType.REPLICATED)
-
+_ORDER = (
+    SubgroupType.MAXIMAL,
+    SubgroupType.MANUAL,
+    SubgroupType.UNREDUCED,
+    SubgroupType.REPLICATED,
+)
 
 
 def subgroup(tiles: Tiles, types: tuple[SubgroupType, ...]) -> HloSharding:
@@ -111,7 +116,7 @@ def _sort_groups(tiles: Tiles, group: int) -> Tiles:
     """The ids of each consecutive run of `group` ids sorted: `1,0,3,2` by 2 is `0,1,2,3`."""
     if tiles.devices is not None and tiles.num_devices <= 1024:
         ids = tiles.devices
-        ids = [d for i in range(0, len(ids), group) for d in sorted(ids[i : i + group])]
-        return Tiles._trusted(tiles.dims, devices=ids)
+        rows = [sorted(ids[i : i + group]) for i in range(0, len(ids), group)]
+        return Tiles._trusted(tiles.dims, devices=itertools.chain.from_iterable(rows))
     grid = np.sort(tiles.array().reshape(-1, group), axis=1).reshape(tiles.dims)
     return Tiles._trusted(tiles.dims, devices=grid.ravel().tolist(), array=grid)

@@ -91,3 +91,19 @@ module @maximal_unknown_and_tuples {
     return %0#0 : tensor<8xf32>
   }
 }
+
+// -----
+
+// Locations and unrelated attributes are left alone.
+// CHECK-LABEL: module @locations_and_attributes_kept
+// CHECK: jax.result_info = "result"
+// CHECK: stablehlo.transpose
+// CHECK-SAME: xla_shape = "f32[8,8]{0,1}"
+// CHECK-SAME: loc([[LOC:#loc[0-9]+]])
+// CHECK: [[LOC]] = loc("model.py":12:3)
+module @locations_and_attributes_kept {
+  func.func @main(%arg0: tensor<8x8xf32> {mhlo.sharding = "{devices=[2,1]<=[2]}"}) -> (tensor<8x8xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.transpose %arg0, dims = [1, 0] {xla_shape = "f32[8,8]{0,1}"} : (tensor<8x8xf32>) -> tensor<8x8xf32> loc("model.py":12:3)
+    return %0 : tensor<8x8xf32>
+  }
+}

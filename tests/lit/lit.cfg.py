@@ -1,3 +1,4 @@
+# ruff: noqa: F821, E501  (lit injects `config`)
 # lit configuration: one .mlir file per pass (Shardy/XLA style), run from tests/test_lit.py.
 # RUN lines call `shardy-convert` and `filecheck` from the project's virtualenv (PATH).
 import os
