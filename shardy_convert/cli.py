@@ -69,7 +69,10 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 @_mesh_option
 @_num_devices_option
 @click.option("--imported", is_flag=True, help="Emit Shardy's fully imported (internal) form.")
-def convert(inputs, output, emit, target_version, mesh, num_devices, imported) -> None:
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=1), default=1, help="Worker processes for batches."
+)
+def convert(inputs, output, emit, target_version, mesh, num_devices, imported, jobs) -> None:
     """Convert modules or torch_xla dumps to Shardy; `-` reads stdin."""
     from .files import Job, run_jobs
 
@@ -81,7 +84,7 @@ def convert(inputs, output, emit, target_version, mesh, num_devices, imported) -
         num_devices=num_devices,
         imported=imported,
     )
-    _run(lambda: run_jobs(job, inputs, output))
+    _run(lambda: run_jobs(job, inputs, output, jobs))
 
 
 @main.command()

@@ -105,29 +105,78 @@ def expand(inputs: Sequence[str]) -> Iterator[tuple[str, Path | None]]:
             yield item, None
 
 
-def run_jobs(job: Job, inputs: Sequence[str], output: str | None) -> int:
-    """Processes every input; returns the number of failed files."""
+@dataclass(frozen=True)
+class Outcome:
+    """One input's result: the converted bytes/text, or its error messages (never both)."""
+
+    name: str
+    rel: Path | None
+    result: str | bytes | None
+    errors: tuple[str, ...] = ()
+
+
+def process(job: Job, name: str, rel: Path | None, data: bytes | None = None) -> Outcome:
+    """Reads and converts one input; errors come back as located messages (picklable, so
+    this runs in worker processes too)."""
+    try:
+        return Outcome(name, rel, job.file(read_input(name) if data is None else data))
+    except _Many as many:
+        return Outcome(name, rel, None, tuple(str(e.located(file=name)) for e in many.errors))
+    except ShardyConvertError as e:
+        return Outcome(name, rel, None, (str(e.located(file=name)),))
+
+
+def run_jobs(job: Job, inputs: Sequence[str], output: str | None, jobs: int = 1) -> int:
+    """Processes every input (in `jobs` processes), writes each result atomically, reports
+    each failure; returns the number of failed inputs."""
     items = list(expand(inputs))
     to_dir = output is not None and (
         len(items) > 1 or Path(output).is_dir() or any(r for _, r in items)
     )
     failures = 0
-    for name, rel in items:
-        try:
-            result = job.file(read_input(name))
-        except _Many as many:
-            for e in many.errors:
-                click.echo(str(e.located(file=name)), err=True)
-            failures += 1
-            continue
-        except ShardyConvertError as e:
-            click.echo(str(e.located(file=name)), err=True)
-            failures += 1
-            continue
-        _write(result, _target(name, rel, output, to_dir))
+    with _progress(len(items)) as bar:
+        for outcome in _outcomes(job, items, jobs):
+            bar.update(1)
+            for message in outcome.errors:
+                click.echo(message, err=True)
+            failures += bool(outcome.errors)
+            if not outcome.errors:
+                _write(outcome.result, _target(outcome.name, outcome.rel, output, to_dir))
     if len(items) > 1:
         click.echo(f"{len(items) - failures} of {len(items)} inputs converted", err=True)
     return failures
+
+
+def _outcomes(job: Job, items: list[tuple[str, Path | None]], jobs: int) -> Iterator[Outcome]:
+    """Outcomes in input order; stdin is read here, files by the workers."""
+    stdin = {name: read_input(name) for name, _ in items if name == "-"}
+    if jobs <= 1 or len(items) <= 1:
+        for name, rel in items:
+            yield process(job, name, rel, stdin.get(name))
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        args = [(job, name, rel, stdin.get(name)) for name, rel in items]
+        yield from pool.map(process, *zip(*args))
+
+
+def _progress(count: int):
+    """A progress bar on a terminal for batches; nothing otherwise."""
+    if count > 1 and sys.stderr.isatty():
+        return click.progressbar(length=count, label="converting", file=sys.stderr)
+    return _NoBar()
+
+
+class _NoBar:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, n: int) -> None:
+        pass
 
 
 def read_input(name: str) -> bytes:

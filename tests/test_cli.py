@@ -145,3 +145,14 @@ def test_emit_portable_artifact_then_read_it_back(tmp_path):
     text = run("convert", out, "--emit", "text")
     assert text.exit_code == 0, text.output
     assert 'xla.sdy.sharding = "#sdy.sharding<@mesh' in text.stdout
+
+
+def test_jobs_convert_a_batch_in_worker_processes(tmp_path):
+    result = run("convert", TESTDATA / "torch_xla", "-o", tmp_path, "--jobs", "2")
+    assert result.exit_code == 1  # manual_escape has no Shardy form
+    assert "manual_escape.dump:graph 0:24:5" in result.stderr
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert "transformer_block.dump" in written
+    assert "manual_escape.dump" not in written
+    serial = run("convert", TESTDATA / "torch_xla" / "transformer_block.dump")
+    assert (tmp_path / "transformer_block.dump").read_text() == serial.stdout
