@@ -68,7 +68,7 @@ def join(between: list[str], bodies: list[str]) -> str:
     out = []
     for piece, body in zip(between, bodies):
         out.append(piece)
-        out.append(body.rstrip("\n") + "\n")
+        out.append(body)
     out.append(between[-1])
     return "".join(out)
 
@@ -83,12 +83,18 @@ def transform(text: str, fn: Callable[[Graph], str]) -> tuple[str | None, list[S
     errors: list[ShardyConvertError] = []
     for graph in graphs:
         try:
-            bodies.append(fn(graph))
+            bodies.append(_same_ending(fn(graph), graph.text))
         except ShardyConvertError as e:
             e.located(graph=graph.index)
             e.location = shift_location(e.location, graph.first_line - 1)
             errors.append(e)
     return (None, errors) if errors else (join(between, bodies), [])
+
+
+def _same_ending(new: str, old: str) -> str:
+    """`new` ending in as many newlines as `old` did (torch_xla's dynamo graphs have none
+    before `Graph Hash:`, the others one), so only the module text changes."""
+    return new.rstrip("\n") + "\n" * (len(old) - len(old.rstrip("\n")))
 
 
 def graphs(text: str) -> list[Graph]:
