@@ -178,5 +178,13 @@ def _run(action) -> None:
         raise _Failed()
 
 
+def _register() -> None:
+    from .cli_inspect import inspect_command
+
+    main.add_command(inspect_command)
+
+
+_register()
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
