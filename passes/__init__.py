@@ -7,10 +7,20 @@ PassManager.
 
 from __future__ import annotations
 
+from .export_shardings import ExportShardingsPass
 from .import_custom_calls import ImportCustomCallsPass
 from .import_shardings import ImportShardingsPass
 from .v1_to_v2 import V1ToV2Pass
 
-PASSES = {p.NAME: p for p in (V1ToV2Pass, ImportShardingsPass, ImportCustomCallsPass)}
+PASSES = {
+    p.NAME: p
+    for p in (V1ToV2Pass, ImportShardingsPass, ImportCustomCallsPass, ExportShardingsPass)
+}
 
-__all__ = ["PASSES", "ImportCustomCallsPass", "ImportShardingsPass", "V1ToV2Pass"]
+__all__ = [
+    "PASSES",
+    "ExportShardingsPass",
+    "ImportCustomCallsPass",
+    "ImportShardingsPass",
+    "V1ToV2Pass",
+]

@@ -179,9 +179,12 @@ def _run(action) -> None:
 
 
 def _register() -> None:
+    from .cli_diff import diff, to_gspmd
     from .cli_inspect import inspect_command
 
     main.add_command(inspect_command)
+    main.add_command(to_gspmd)
+    main.add_command(diff)
 
 
 _register()
