@@ -28,3 +28,16 @@ def test_golden_outputs_carry_no_gspmd_strings():
         path = make_golden.golden_path(entry)
         if path.suffix != ".err":
             assert "mhlo.sharding" not in path.read_text(), path
+
+
+@pytest.mark.parametrize(
+    "entry", [e for e in make_golden.entries() if e["expect"] == "ok"], ids=lambda e: e["path"]
+)
+def test_golden_says_the_same_as_its_input(entry):
+    """`shardy-convert diff INPUT GOLDEN`: the golden places every value as the input does."""
+    from shardy_convert.diff import diff
+
+    original = (TESTDATA / entry["path"]).read_text()
+    golden = make_golden.golden_path(entry).read_text()
+    result = diff(original, golden, (entry["path"], "golden"))
+    assert result.equal, "\n".join(map(str, result.differences))
