@@ -15,7 +15,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
 from shardy_convert.errors import ShardyConvertError
-from shardy_convert.mlir import format_location
+from shardy_convert.mlir import format_location, string_value
 from shardy_convert.sharding import parse
 from shardy_convert.sharding.mesh import MeshPlan, plan_from_mesh
 from shardy_convert.walker import SHARDING, body, funcs
@@ -39,6 +39,9 @@ class ImportCustomCallsPass:
     def run(self, module: ir.Operation) -> None:
         with module.context:
             plan = _mesh_plan(module)
+            for target in ("Sharding", FULL_TO_SHARD, SHARD_TO_FULL):
+                for op in _custom_calls(module, target):
+                    _check_custom_call(op, target)
             for func in funcs(module):
                 for block in _blocks_with(func, FULL_TO_SHARD):
                     _import_manual_regions(block, plan)
@@ -60,7 +63,32 @@ def _mesh_plan(module: ir.Operation) -> MeshPlan | None:
 def _target(op: ir.Operation) -> str | None:
     if op.name != "stablehlo.custom_call":
         return None
-    return ir.StringAttr(op.attributes["call_target_name"]).value
+    return string_value(op.attributes["call_target_name"])
+
+
+def _check_custom_call(op: ir.Operation, target: str) -> None:
+    """The sharding custom calls take one value and return one; the manual-region boundaries
+    carry their GSPMD sharding and have ranked tensor types on both sides."""
+    if len(op.operands) != 1 or len(op.results) != 1:
+        raise ShardyConvertError(
+            f"@{target} must take one operand and return one result, not {len(op.operands)} "
+            f"and {len(op.results)}",
+            location=_loc(op),
+        )
+    if target == "Sharding":
+        if SDY_SHARDING not in op.attributes:  # import-shardings put it there, if it could
+            raise ShardyConvertError(
+                "@Sharding custom call without a sharding attribute", location=_loc(op)
+            )
+        return
+    if SHARDING not in op.attributes or string_value(op.attributes[SHARDING]) is None:
+        raise ShardyConvertError(f"@{target} without an {SHARDING} string", location=_loc(op))
+    for value in (op.operands[0], op.results[0]):
+        if not isinstance(value.type, ir.RankedTensorType):
+            raise ShardyConvertError(
+                f"@{target} on a value of type {value.type}, which is not a ranked tensor",
+                location=_loc(op),
+            )
 
 
 def _custom_calls(root: ir.Operation, target: str) -> list[ir.Operation]:
@@ -86,10 +114,10 @@ def _blocks_with(func: ir.Operation, target: str) -> list[ir.Block]:
 def unspecified_dims(op: ir.Operation) -> frozenset[int]:
     if "backend_config" not in op.attributes:
         return frozenset()
-    attr = op.attributes["backend_config"]
-    if not isinstance(attr, ir.StringAttr):
+    text = string_value(op.attributes["backend_config"])
+    if text is None:
         return frozenset()
-    m = _UNSPECIFIED.search(attr.value)
+    m = _UNSPECIFIED.search(text)
     return frozenset(int(x) for x in m.group(1).split(",") if x.strip()) if m else frozenset()
 
 
@@ -114,10 +142,6 @@ def _single_sharding(op: ir.Operation) -> ir.Attribute:
 
 
 def _to_constraint(op: ir.Operation) -> None:
-    if SDY_SHARDING not in op.attributes:
-        raise ShardyConvertError(
-            "@Sharding custom call without a sharding attribute", location=_loc(op)
-        )
     sharding = open_dims(_single_sharding(op), unspecified_dims(op))
     constraint = ir.Operation.create(
         "sdy.sharding_constraint",
@@ -161,8 +185,20 @@ def _import_manual_regions(block: ir.Block, plan: MeshPlan | None) -> None:
         raise ShardyConvertError(
             "manual region in a module without a mesh (run import-shardings first)"
         )
-    for region in _find_regions(block):
+    regions = _find_regions(block)
+    for region in regions:
+        _check_region(region)
+    for region in regions:
         _build_manual_computation(region, plan)
+
+
+def _check_region(region: _Region) -> None:
+    if not region.exits:
+        raise ShardyConvertError(
+            f"manual region never closes: no @{SHARD_TO_FULL} takes the values this "
+            f"@{FULL_TO_SHARD} makes manual",
+            location=_loc(region.entries[0]),
+        )
 
 
 def _top_level(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
@@ -265,14 +301,17 @@ def _fill_body(mc, region: _Region, returns, dropped: set, constants, captured) 
     local_types = [e.results[0].type for e in region.entries] + [v.type for v in captured]
     locs = [e.location for e in region.entries] + [mc.location] * len(captured)
     inner = mc.regions[0].blocks.append(*local_types, arg_locs=locs)
-    for k, entry in enumerate(region.entries):
-        entry.results[0].replace_all_uses_with(inner.arguments[k])
     ip = ir.InsertionPoint(inner)
     for op in region.ops:
         if op not in dropped:
             op.detach_from_parent()
             ip.insert(op)
     ir.Operation.create("sdy.return", operands=returns, loc=region.exits[0].location, ip=ip)
+    # After sdy.return exists: an entry that feeds an exit directly (nothing in between) is
+    # returned as is, and that use must move to the block argument too, or it would dangle
+    # once the entry is erased.
+    for k, entry in enumerate(region.entries):
+        entry.results[0].replace_all_uses_with(inner.arguments[k])
     start = len(region.entries)
     for k, value in enumerate(captured):
         _replace_uses_within(value, inner.arguments[start + k], mc)
@@ -312,7 +351,11 @@ def _position_in_block(op: ir.Operation) -> int:
 def _manual_axes(region: _Region, plan: MeshPlan) -> list[str]:
     axes: set[str] = set()
     for entry in region.entries:
-        axes.update(plan.manual_axes(parse(ir.StringAttr(entry.attributes[SHARDING]).value)))
+        text = string_value(entry.attributes[SHARDING])
+        try:
+            axes.update(plan.manual_axes(parse(text)))
+        except ShardyConvertError as e:
+            raise e.located(location=_loc(entry)) from None
     if not axes:
         raise ShardyConvertError(
             "@SPMDFullToShardShape without a manual sharding", location=_loc(region.entries[0])
@@ -381,8 +424,11 @@ def _outputs(region: _Region, plan: MeshPlan, inside: set) -> tuple[list[ir.Valu
             value = producer.operands[0]
         returns.append(value)
         rank = ir.RankedTensorType(exit_op.results[0].type).rank
-        text = ir.StringAttr(exit_op.attributes[SHARDING]).value
-        out = ir.Attribute.parse(plan.tensor_sharding(parse(text), rank).attr())
+        text = string_value(exit_op.attributes[SHARDING])
+        try:
+            out = ir.Attribute.parse(plan.tensor_sharding(parse(text), rank).attr())
+        except ShardyConvertError as e:
+            raise e.located(location=_loc(exit_op)) from None
         shardings.append(open_dims(out, unspecified_dims(exit_op)))
     return returns, shardings, dropped
 

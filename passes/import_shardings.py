@@ -9,10 +9,11 @@ from typing import ClassVar
 from jaxlib.mlir import ir
 
 from shardy_convert.errors import ShardyConvertError, ShardyConvertWarning
+from shardy_convert.mlir import format_location, string_value
 from shardy_convert.sharding import HloSharding, Kind, SubgroupType
 from shardy_convert.sharding.mesh import MeshPlan, maximal_mesh_name, plan_mesh
 from shardy_convert.sharding.sdy import Mesh, TensorSharding, per_value_attr
-from shardy_convert.walker import SHARDING, Site, ValueAttrs, body, sites
+from shardy_convert.walker import SHARDING, Site, ValueAttrs, body, join_location, sites
 
 # Custom calls whose `{manual}` shardings only import-custom-calls can place: it turns them
 # into `sdy.manual_computation` and needs the GSPMD strings to know the manual axes.
@@ -33,12 +34,30 @@ class ImportShardingsPass:
     mesh: tuple[tuple[str, int], ...] | None = None
 
     def run(self, module: ir.Operation) -> None:
-        found = [(site, site.parse()) for site in sites(module)]
-        _check_no_manual_at_boundary(found)
-        plan = self.plan(module, [s for _, s in found])
+        found = self.check(module)
+        count = self.num_devices or _num_partitions(module)
+        try:
+            plan = self.plan(module, [s for _, s in found])
+        except ShardyConvertError as e:
+            raise e.located(location=_blame(found, count, self.mesh)) from None
         with module.context:
             _insert_meshes(module, plan)
             _import(module, found, plan)
+
+    def check(self, module: ir.Operation) -> list[tuple[Site, HloSharding]]:
+        """Every check that needs only the GSPMD strings and the value types, before anything
+        is rewritten. `convert` also runs it on the module as written, so that errors quote
+        the strings as the user wrote them (v1-to-v2 rewrites them first)."""
+        found = [(site, site.parse()) for site in sites(module)]
+        _check_no_manual_at_boundary(found)
+        _check_tuple_arity(found)
+        for site, sharding in found:
+            _check_values(site, sharding)
+        count = self.num_devices or _num_partitions(module)
+        _check_device_counts(
+            found, count, "num_devices" if self.num_devices else "mhlo.num_partitions"
+        )
+        return found
 
     def plan(self, module: ir.Operation, shardings: list[HloSharding]) -> MeshPlan:
         count = self.num_devices or _num_partitions(module)
@@ -56,12 +75,130 @@ class ImportShardingsPass:
 
 
 def _num_partitions(module: ir.Operation) -> int | None:
-    attr = (
-        module.attributes["mhlo.num_partitions"]
-        if "mhlo.num_partitions" in module.attributes
-        else None
+    if "mhlo.num_partitions" not in module.attributes:
+        return None
+    attr = module.attributes["mhlo.num_partitions"]
+    if not isinstance(attr, ir.IntegerAttr) or ir.IntegerAttr(attr).value < 1:
+        raise ShardyConvertError(
+            f"mhlo.num_partitions must be a positive integer, not {attr}",
+            location=join_location(
+                format_location(module.location), "module attribute mhlo.num_partitions"
+            ),
+        )
+    return ir.IntegerAttr(attr).value
+
+
+def _tiled_count(sharding: HloSharding) -> int | None:
+    """The device count a sharding states: that of its tiled, non-replicated leaves."""
+    counts = {
+        leaf.num_devices
+        for leaf in sharding.leaves()
+        if leaf.kind is Kind.TILED and not leaf.is_replicated
+    }
+    return max(counts) if counts else None
+
+
+def _check_device_counts(
+    found: list[tuple[Site, HloSharding]], count: int | None, source: str
+) -> None:
+    """Every tiled sharding names the same number of devices (and `count`, if known), and
+    every maximal device is one of them; the error sits at the first sharding that disagrees
+    and quotes the one it disagrees with."""
+    first: tuple[Site, int] | None = None
+    for site, sharding in found:
+        for leaf in sharding.leaves():
+            n = _tiled_count(leaf)
+            if n is None:
+                continue
+            if first is None and count is None:
+                first = (site, n)
+            expected = count if count is not None else first[1]
+            if n == expected:
+                continue
+            said = source if count is not None else f'"{first[0].text}" at {first[0].location}'
+            raise ShardyConvertError(
+                f'sharding "{site.text}" spans {n} devices but {said} says {expected}',
+                location=site.location,
+            )
+    known = count if count is not None else first[1] if first else None
+    if known is not None:
+        _check_maximal_devices(found, known)
+
+
+def _check_maximal_devices(found: list[tuple[Site, HloSharding]], count: int) -> None:
+    for site, sharding in found:
+        for leaf in sharding.leaves():
+            if leaf.kind is Kind.MAXIMAL and leaf.device >= count:
+                raise ShardyConvertError(
+                    f'sharding "{site.text}" puts the value on device {leaf.device}, but the '
+                    f"module runs on {count} devices",
+                    location=site.location,
+                )
+
+
+def _check_tuple_arity(found: list[tuple[Site, HloSharding]]) -> None:
+    for site, sharding in found:
+        if site.kind != "op" or sharding.kind is not Kind.TUPLE:
+            continue
+        results = len(site.owner.results)
+        if len(sharding.elements) != results:
+            raise ShardyConvertError(
+                f'tuple sharding "{site.text}" has {len(sharding.elements)} elements but the op '
+                f"has {results} results",
+                location=site.location,
+            )
+
+
+def _check_values(site: Site, sharding: HloSharding) -> None:
+    """Each value a sharding describes is a ranked tensor (or token) of the sharding's rank."""
+    if site.kind == "module":
+        return
+    types = site.value_types()
+    leaves = sharding.leaves()
+    if site.kind != "op" and len(leaves) != 1:
+        raise ShardyConvertError(
+            f'tuple sharding "{site.text}" on a single value', location=site.location
+        )
+    if sharding.kind is not Kind.TUPLE:
+        leaves = leaves * len(types)
+    for k, (leaf, value_type) in enumerate(zip(leaves, types)):
+        rank = _rank(site, value_type)
+        if leaf.kind is not Kind.TILED or leaf.is_replicated or len(leaf.data_dims) == rank:
+            continue
+        which = f"element {k} of " if sharding.kind is Kind.TUPLE else ""
+        raise ShardyConvertError(
+            f'{which}sharding "{site.text}" has {len(leaf.data_dims)} tile dims but the value '
+            f"has rank {rank}",
+            location=site.location,
+        )
+
+
+def _rank(site: Site, value_type: ir.Type) -> int:
+    if isinstance(value_type, ir.RankedTensorType):
+        return ir.RankedTensorType(value_type).rank
+    if str(value_type) == "!stablehlo.token":
+        return 0
+    raise ShardyConvertError(
+        f'sharding "{site.text}" on a value of type {value_type}, which is not a ranked tensor',
+        location=site.location,
     )
-    return None if attr is None else ir.IntegerAttr(attr).value
+
+
+def _blame(found: list[tuple[Site, HloSharding]], count, hint) -> str | None:
+    """Where a mesh that cannot be planned goes wrong: the first sharding whose addition (in
+    walk order) makes planning fail. Tries at most 32 distinct shardings."""
+    seen: dict[str, HloSharding] = {}
+    for site, sharding in found:
+        if _tiled_count(sharding) is None or str(sharding) in seen:
+            continue
+        seen[str(sharding)] = sharding
+        if len(seen) > 32:
+            return site.location
+        try:
+            plan_mesh(list(seen.values()), num_devices=count, hint=hint)
+        except ShardyConvertError:
+            return site.location
+    return found[0][0].location if found else None
 
 
 def _check_no_manual_at_boundary(found: list[tuple[Site, HloSharding]]) -> None:
@@ -120,12 +257,8 @@ def _import(module: ir.Operation, found: list[tuple[Site, HloSharding]], plan: M
 
 def _value_sharding(site: Site, sharding: HloSharding, plan: MeshPlan) -> TensorSharding:
     (value_type,) = site.value_types()
-    leaves = sharding.leaves()
-    if len(leaves) != 1:
-        raise ShardyConvertError(
-            f'tuple sharding "{site.text}" on a single value', location=site.location
-        )
-    return _on_type(site, leaves[0], value_type, plan)
+    (leaf,) = sharding.leaves()  # one, by _check_values
+    return _on_type(site, leaf, value_type, plan)
 
 
 def _import_op(site: Site, sharding: HloSharding, plan: MeshPlan, attr) -> None:
@@ -134,13 +267,9 @@ def _import_op(site: Site, sharding: HloSharding, plan: MeshPlan, attr) -> None:
         return
     types = site.value_types()
     leaves = sharding.leaves() if sharding.kind is Kind.TUPLE else [sharding] * max(len(types), 1)
-    if sharding.kind is Kind.TUPLE and len(leaves) != len(types):
-        raise ShardyConvertError(
-            f'tuple sharding "{site.text}" has {len(leaves)} elements but the op has '
-            f"{len(types)} results",
-            location=site.location,
-        )
-    if not types:
+    if not types and not leaves:
+        shardings = []  # `{}` on an op without results (checked by _check_tuple_arity)
+    elif not types:
         shardings = [_on_rank(site, leaves[0], 0, plan)]
     else:
         shardings = [_on_type(site, leaf, t, plan) for leaf, t in zip(leaves, types)]
@@ -151,14 +280,7 @@ def _import_op(site: Site, sharding: HloSharding, plan: MeshPlan, attr) -> None:
 def _on_type(
     site: Site, sharding: HloSharding, value_type: ir.Type, plan: MeshPlan
 ) -> TensorSharding:
-    if isinstance(value_type, ir.RankedTensorType):
-        return _on_rank(site, sharding, ir.RankedTensorType(value_type).rank, plan)
-    if str(value_type) == "!stablehlo.token":
-        return _on_rank(site, sharding, 0, plan)
-    raise ShardyConvertError(
-        f'sharding "{site.text}" on a value of type {value_type}, which is not a ranked tensor',
-        location=site.location,
-    )
+    return _on_rank(site, sharding, _rank(site, value_type), plan)
 
 
 def _on_rank(site: Site, sharding: HloSharding, rank: int, plan: MeshPlan) -> TensorSharding:
@@ -171,4 +293,4 @@ def _on_rank(site: Site, sharding: HloSharding, rank: int, plan: MeshPlan) -> Te
 def _call_target(op: ir.Operation) -> str | None:
     if op.name != "stablehlo.custom_call":
         return None
-    return ir.StringAttr(op.attributes["call_target_name"]).value
+    return string_value(op.attributes["call_target_name"])

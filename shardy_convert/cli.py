@@ -169,10 +169,14 @@ def list_passes() -> None:
 
 
 def _run(action) -> None:
+    """Runs a command's action; failures were printed, errors are printed here: exit 1."""
     try:
         failures = action()
     except ShardyConvertError as e:
         click.echo(str(e), err=True)
+        raise _Failed() from None
+    except Exception as e:  # a bug of ours: one line, not a traceback (exit 1)
+        click.echo(f"error: internal error: {type(e).__name__}: {e}", err=True)
         raise _Failed() from None
     if failures:
         raise _Failed()

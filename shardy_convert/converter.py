@@ -2,16 +2,37 @@
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Sequence
 
 from jaxlib.mlir import ir
 
 from . import formats, pipeline
 from .errors import ModuleError, ShardyConvertError
-from .mlir import has_locations, new_context, print_module, run_pipeline
+from .mlir import has_locations, internal_error, new_context, print_module, run_pipeline
+from .passes import ImportShardingsPass
+from .sharding.tiles import MAX_DEVICES
 from .walker import body, sites
 
 
+def _only_convert_errors(fn):
+    """The library boundary: whatever goes wrong leaves as a ShardyConvertError (an unexpected
+    exception as "internal error ..."), never as a stray IndexError or RuntimeError."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (ShardyConvertError, Warning):
+            raise
+        except Exception as e:
+            raise internal_error(f"in {fn.__name__}", e) from e
+
+    return wrapper
+
+
+@_only_convert_errors
 def convert(
     module: str | bytes,
     *,
@@ -68,6 +89,7 @@ def _save_like(mod: ir.Module, original: str | bytes) -> str | bytes:
     return formats.save(mod, form, version, has_locations(original))
 
 
+@_only_convert_errors
 def to_v2(module: str | bytes) -> str | bytes:
     """Only rewrites V1 device lists into V2 iota form; the module stays GSPMD."""
     with new_context() as ctx:
@@ -79,6 +101,7 @@ def to_v2(module: str | bytes) -> str | bytes:
 SPLIT_MARKER = "// -----"
 
 
+@_only_convert_errors
 def run_passes(
     module: str | bytes, names: Sequence[str], options: pipeline.Options | None = None
 ) -> str | bytes:
@@ -108,7 +131,12 @@ def split_input(text: str) -> list[str]:
 def convert_module(
     mod: ir.Module, options: pipeline.Options, *, imported: bool = False, validate: bool = True
 ) -> None:
-    """Runs the conversion pipeline on a parsed module, in place."""
+    """Runs the conversion pipeline on a parsed module, in place.
+
+    The shardings are checked first, as written: errors quote the user's strings, not the V2
+    forms v1-to-v2 makes of them, and nothing is rewritten when one is bad.
+    """
+    ImportShardingsPass(num_devices=options.num_devices).check(mod.operation)
     pipeline.run(mod, pipeline.CONVERT_PIPELINE, options)
     _check_no_gspmd_left(mod.operation)
     if imported:
@@ -136,8 +164,8 @@ def is_shardy(module: ir.Operation) -> bool:
 def _has_round_trip_meshes(module: ir.Operation) -> bool:
     if "mhlo.frontend_attributes" not in module.attributes:
         return False
-    attrs = ir.DictAttr(module.attributes["mhlo.frontend_attributes"])
-    return "xla.sdy.meshes" in attrs
+    attrs = module.attributes["mhlo.frontend_attributes"]
+    return isinstance(attrs, ir.DictAttr) and "xla.sdy.meshes" in attrs
 
 
 def _check_no_gspmd_left(module: ir.Operation) -> None:
@@ -148,20 +176,39 @@ def _check_no_gspmd_left(module: ir.Operation) -> None:
         )
 
 
+# Axis names go into `#sdy.mesh<["name"=4]>` text; sizes are bounded like sharding sizes.
+_MESH_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
+
+
 def parse_mesh(mesh: Sequence[tuple[str, int]] | str | None) -> tuple[tuple[str, int], ...] | None:
     """`"batch=2,model=4"` or `[("batch", 2), ...]` -> (("batch", 2), ("model", 4))."""
     if mesh is None or (isinstance(mesh, (list, tuple)) and not mesh):
         return None
-    if not isinstance(mesh, str):
-        return tuple((str(n), int(s)) for n, s in mesh)
-    axes = []
-    for part in mesh.split(","):
-        name, eq, size = part.strip().partition("=")
-        if not eq or not name or not size.strip().isdigit() or int(size) < 1:
-            raise ShardyConvertError(
-                f'mesh "{mesh}": expected NAME=SIZE,... with positive sizes, got "{part}"'
-            )
-        axes.append((name.strip(), int(size)))
+    if isinstance(mesh, str):
+        pairs = [tuple(x.strip() for x in part.partition("=")[::2]) for part in mesh.split(",")]
+    else:
+        pairs = [(str(n), str(s)) for n, s in mesh]
+    text = mesh if isinstance(mesh, str) else ",".join(f"{n}={s}" for n, s in pairs)
+    axes = tuple(_check_mesh_axis(text, name, size) for name, size in pairs)
     if len({n for n, _ in axes}) != len(axes):
-        raise ShardyConvertError(f'mesh "{mesh}" names an axis twice')
-    return tuple(axes)
+        raise ShardyConvertError(f'mesh "{text}" names an axis twice')
+    return axes
+
+
+def _check_mesh_axis(mesh: str, name: str, size: str) -> tuple[str, int]:
+    shown = mesh if len(mesh) <= 80 else mesh[:77] + "..."
+    if not _MESH_NAME.fullmatch(name) or not size.isascii() or not size.isdigit():
+        raise ShardyConvertError(
+            f'mesh "{shown}": expected NAME=SIZE,... with names of letters, digits, "_", "." '
+            f'or "-", got "{_clip(f"{name}={size}", 40)}"'
+        )
+    if len(size.lstrip("0")) > 9 or not 1 <= int(size) <= MAX_DEVICES:
+        raise ShardyConvertError(
+            f'mesh "{shown}": axis "{name[:40]}" has size {_clip(size, 20)}, not one from 1 to '
+            f"{MAX_DEVICES}"
+        )
+    return name, int(size)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."

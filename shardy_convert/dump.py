@@ -29,39 +29,84 @@ class Graph:
     first_line: int
 
 
+HEADER = "TensorsGraphInfo:"
+
+
 def is_dump(text: str) -> bool:
-    return BEGIN in text
+    """A torch_xla dump: graph markers, or a graph header (a dump truncated before any graph)."""
+    return BEGIN in text or END in text or HEADER in text
 
 
 def split(text: str) -> tuple[list[str], list[Graph]]:
     """The dump as alternating pieces: `between[k]` precedes graph k; one more at the end.
 
-    Raises DumpError for a dump with no graph or a graph that does not end.
+    Raises DumpError (located at the marker's line) for a dump with no graph, a graph that
+    does not end before the next begins or the file ends, an END that ends no graph, and a
+    graph header left at the end of the file without its graph (a truncated dump).
     """
     between: list[str] = []
     graphs: list[Graph] = []
     pos = 0
     while True:
         start = text.find(BEGIN, pos)
+        _check_ends(text, pos, len(text) if start < 0 else start, 1 if graphs else 0)
         if start < 0:
             break
         body_start = text.index("\n", start) + 1 if "\n" in text[start:] else len(text)
-        end = text.find(END, body_start)
-        hash_line = text.find(HASH, body_start, end if end >= 0 else len(text))
-        if end < 0:
-            line = text.count("\n", 0, start) + 1
-            raise DumpError(
-                f"graph {len(graphs)} starting at line {line} has no {END}", graph=len(graphs)
-            )
+        end = _graph_end(text, start, body_start, len(graphs))
+        hash_line = text.find(HASH, body_start, end)
         between.append(text[pos:body_start])
         first_line = text.count("\n", 0, body_start) + 1
         body_end = hash_line if hash_line >= 0 else end
         graphs.append(Graph(len(graphs), text[body_start:body_end], first_line))
         pos = body_end
     if not graphs:
-        raise DumpError(f"no {BEGIN} in this dump")
+        header = max(text.find(HEADER), 0)
+        raise DumpError(f"no {BEGIN} in this dump", location=f"{_line(text, header)}:1")
     between.append(text[pos:])
+    _check_no_trailing_header(text, pos, len(graphs))
     return between, graphs
+
+
+def _line(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _graph_end(text: str, start: int, body_start: int, index: int) -> int:
+    """Where graph `index` (its BEGIN at `start`) ends: its END, with no BEGIN before it."""
+    end = text.find(END, body_start)
+    again = text.find(BEGIN, body_start, end if end >= 0 else len(text))
+    if end >= 0 and again < 0:
+        return end
+    before = f" before the next {BEGIN} at line {_line(text, again)}" if again >= 0 else ""
+    raise DumpError(
+        f"graph {index} starting at line {_line(text, start)} has no {END}{before}",
+        graph=index,
+        location=f"{_line(text, start)}:1",
+    )
+
+
+def _check_ends(text: str, pos: int, stop: int, expected: int) -> None:
+    """Between two graphs lies only the END of the first (`expected` = 1; 0 before any)."""
+    if text.count(END, pos, stop) <= expected:
+        return
+    stray = text.find(END, pos, stop)
+    if expected:
+        stray = text.find(END, stray + len(END), stop)
+    raise DumpError(
+        f"{END} at line {_line(text, stray)} ends no graph (no {BEGIN} before it)",
+        location=f"{_line(text, stray)}:1",
+    )
+
+
+def _check_no_trailing_header(text: str, pos: int, count: int) -> None:
+    header = text.find(HEADER, pos)
+    if header >= 0:
+        raise DumpError(
+            f"the dump ends in the header of graph {count}, before its {BEGIN} (truncated?)",
+            graph=count,
+            location=f"{_line(text, header)}:1",
+        )
 
 
 def join(between: list[str], bodies: list[str]) -> str:

@@ -124,6 +124,10 @@ def process(job: Job, name: str, rel: Path | None, data: bytes | None = None) ->
         return Outcome(name, rel, None, tuple(str(e.located(file=name)) for e in many.errors))
     except ShardyConvertError as e:
         return Outcome(name, rel, None, (str(e.located(file=name)),))
+    except Exception as e:  # a bug of ours: report it with the input, go on with the others
+        return Outcome(
+            name, rel, None, (f"{name}: error: internal error: {type(e).__name__}: {e}",)
+        )
 
 
 def run_jobs(job: Job, inputs: Sequence[str], output: str | None, jobs: int = 1) -> int:
@@ -140,8 +144,13 @@ def run_jobs(job: Job, inputs: Sequence[str], output: str | None, jobs: int = 1)
             for message in outcome.errors:
                 click.echo(message, err=True)
             failures += bool(outcome.errors)
-            if not outcome.errors:
+            if outcome.errors:
+                continue
+            try:
                 _write(outcome.result, _target(outcome.name, outcome.rel, output, to_dir))
+            except ShardyConvertError as e:
+                click.echo(str(e), err=True)
+                failures += 1
     if len(items) > 1:
         click.echo(f"{len(items) - failures} of {len(items)} inputs converted", err=True)
     return failures
@@ -155,10 +164,14 @@ def _outcomes(job: Job, items: list[tuple[str, Path | None]], jobs: int) -> Iter
             yield process(job, name, rel, stdin.get(name))
         return
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         args = [(job, name, rel, stdin.get(name)) for name, rel in items]
-        yield from pool.map(process, *zip(*args))
+        try:
+            yield from pool.map(process, *zip(*args))
+        except BrokenProcessPool as e:
+            raise ShardyConvertError(f"a worker process died: {e}") from None
 
 
 def _progress(count: int):
@@ -197,20 +210,26 @@ def _target(name: str, rel: Path | None, output: str | None, to_dir: bool) -> Pa
 
 
 def _write(result: str | bytes, target: Path | None) -> None:
+    """Writes to stdout, or atomically to `target`: a reader sees the old file or the whole
+    new one, never half of it. Raises ShardyConvertError when the target cannot be written."""
     data = result.encode() if isinstance(result, str) else result
     if target is None:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
         return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    # Atomic: a reader sees the old file or the whole new one, never half of it.
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    except OSError as e:
+        raise ShardyConvertError(f"cannot write: {e.strerror}", file=str(target)) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as e:
         os.unlink(tmp)
+        if isinstance(e, OSError):
+            raise ShardyConvertError(f"cannot write: {e.strerror}", file=str(target)) from None
         raise
 
 

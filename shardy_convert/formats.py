@@ -9,9 +9,16 @@ to V2 `mhlo.sharding` strings), which plugins re-import.
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
+import sys
+from typing import NoReturn
+
 from jaxlib.mlir import ir
 
-from .errors import ModuleError
+from .errors import ModuleError, ShardyConvertError
 from .mlir import BYTECODE_MAGIC, is_bytecode, mlir_error, parse_module, print_module
 
 FORMS = ("text", "bytecode", "portable")
@@ -43,7 +50,86 @@ def portable_version(data: bytes) -> str | None:
 
 
 def load(data: str | bytes, ctx: ir.Context) -> ir.Module:
-    """Parses any of the three forms into a StableHLO module in `ctx`."""
+    """Parses any of the three forms into a StableHLO module in `ctx`.
+
+    Bytecode (plain or portable) is first read in a child process and comes back as text:
+    MLIR's bytecode reader is not hardened against corrupt input and can abort or corrupt
+    memory (measured: `double free or corruption`, nanobind `terminate`), which must not take
+    the caller's process down. The text keeps every location.
+    """
+    if is_bytecode(data) and ISOLATE_BYTECODE:
+        return parse_module(read_isolated(data), ctx)
+    return _load_in_process(data, ctx)
+
+
+# Read untrusted bytecode in a child process (see `load`); costs ~0.3 s per bytecode input.
+ISOLATE_BYTECODE = bool(sys.executable)
+_CHILD_TIMEOUT = 600
+_CHILD = (
+    "import sys; sys.path.insert(0, {root!r}); "
+    "from shardy_convert.formats import _isolated_main; _isolated_main()"
+)
+
+
+def read_isolated(data: bytes) -> str:
+    """MLIR text (with locations) of bytecode `data`, read by a child process.
+
+    Raises ModuleError with the reader's own message, or saying that it crashed.
+    """
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        child = subprocess.run(
+            [sys.executable, "-c", _CHILD.format(root=root)],
+            input=data,
+            capture_output=True,
+            timeout=_CHILD_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired:
+        raise ModuleError(f"cannot read the bytecode: no result after {_CHILD_TIMEOUT} s") from None
+    if child.returncode == 0:
+        try:
+            return child.stdout.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ModuleError(
+                f"cannot read the bytecode: byte {e.start} of its text is not UTF-8"
+            ) from None
+    _child_error(child)
+
+
+def _child_error(child: subprocess.CompletedProcess) -> NoReturn:
+    if child.returncode == 1 and child.stdout.startswith(b"{"):
+        report = json.loads(child.stdout)
+        raise ModuleError(report["message"], location=report["location"])
+    if child.returncode < 0:
+        try:
+            how = signal.Signals(-child.returncode).name
+        except ValueError:
+            how = f"signal {-child.returncode}"
+    else:
+        how = f"exit code {child.returncode}"
+    last = child.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+    detail = f": {last[0][:200]}" if last else ""
+    raise ModuleError(f"cannot read the bytecode: MLIR's reader crashed on it ({how}){detail}")
+
+
+def _isolated_main() -> None:
+    """The child of `read_isolated`: bytecode on stdin, text (or an error as JSON) on stdout."""
+    from .mlir import new_context
+
+    data = sys.stdin.buffer.read()
+    try:
+        with new_context() as ctx:
+            module = _load_in_process(data, ctx)
+            text = module.operation.get_asm(binary=True, enable_debug_info=True)
+    except Exception as e:  # reported to the parent, which raises it as a ModuleError
+        message = e.message if isinstance(e, ShardyConvertError) else f"cannot read: {e}"
+        location = e.location if isinstance(e, ShardyConvertError) else None
+        sys.stdout.write(json.dumps({"message": message, "location": location}))
+        sys.exit(1)
+    sys.stdout.buffer.write(text)
+
+
+def _load_in_process(data: str | bytes, ctx: ir.Context) -> ir.Module:
     if detect(data) != "portable":
         return parse_module(data, ctx)
     from jaxlib import _jax

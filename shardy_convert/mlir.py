@@ -10,11 +10,12 @@ import io
 import re
 from collections.abc import Callable, Sequence
 
+import numpy as np
 from jaxlib.mlir import ir, passmanager
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import sdy, stablehlo
 
-from .errors import ModuleError
+from .errors import ModuleError, ShardyConvertError
 
 BYTECODE_MAGIC = b"ML\xefR"
 
@@ -39,18 +40,69 @@ def is_bytecode(data: str | bytes) -> bool:
 
 
 def parse_module(data: str | bytes, ctx: ir.Context) -> ir.Module:
-    """Parses MLIR text or bytecode and verifies it; raises ModuleError at the first error."""
+    """Parses MLIR text or bytecode and verifies it; raises ModuleError at the first error.
+
+    Bytecode is parsed in this process: only for bytecode we wrote ourselves. Untrusted
+    bytecode goes through `formats.load`, which reads it in a child process.
+    """
     if isinstance(data, bytes) and not is_bytecode(data):
         try:
             data = data.decode("utf-8")
         except UnicodeDecodeError as e:
+            line = data.count(b"\n", 0, e.start) + 1
+            column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
             raise ModuleError(
-                f"input is neither MLIR text nor MLIR bytecode (byte {e.start} is not UTF-8)"
+                f"input is neither MLIR text nor MLIR bytecode (byte {e.start} is not UTF-8)",
+                location=f"{line}:{column}",
             ) from None
+    if isinstance(data, str):
+        check_nesting(data.encode("utf-8"))
     try:
         return ir.Module.parse(data, context=ctx)
     except ir.MLIRError as e:
         raise mlir_error("cannot parse the module", e) from None
+
+
+# MLIR's text parser recurses once per nested bracket and overflows the C stack (SIGSEGV) at a
+# few thousand levels (measured: 4,000 nested regions, 8,000 nested arrays on an 8 MB stack).
+# Real modules nest a few dozen deep; refuse anything deeper than this before parsing.
+MAX_NESTING = 256
+_DELTA = np.zeros(256, dtype=np.int8)
+_DELTA[list(b"([{<")] = 1
+_DELTA[list(b")]}>")] = -1
+# String literals and comments: their brackets do not nest.
+_QUOTED = re.compile(rb'"(?:[^"\\\n]|\\.)*"|//[^\n]*')
+
+
+def check_nesting(text: bytes) -> None:
+    """Raises ModuleError at the first bracket nested deeper than MAX_NESTING.
+
+    Counts `( [ { <` against `) ] } >` outside strings and comments, not `->`, `<=`, `>=`.
+    Depth is measured from the lowest level seen so far, so stray closing brackets cannot
+    hide a deep nest behind them: in `)))((((`, the depth reaches 4.
+    """
+    if sum(text.count(c) for c in (b"(", b"[", b"{", b"<")) <= MAX_NESTING:
+        return
+    chars = np.frombuffer(text, dtype=np.uint8)
+    delta = _DELTA[chars].astype(np.int32)
+    delta[np.flatnonzero((chars[1:] == ord(">")) & (chars[:-1] == ord("-"))) + 1] = 0
+    delta[:-1][(chars[1:] == ord("=")) & ((chars[:-1] == ord("<")) | (chars[:-1] == ord(">")))] = 0
+    for m in _QUOTED.finditer(text):
+        delta[m.start() : m.end()] = 0
+    brackets = np.flatnonzero(delta)
+    level = np.cumsum(delta[brackets], dtype=np.int64)
+    floor = np.minimum.accumulate(np.minimum(level, 0))
+    deep = np.flatnonzero(level - floor > MAX_NESTING)
+    if deep.size == 0:
+        return
+    pos = int(brackets[deep[0]])
+    line = text.count(b"\n", 0, pos) + 1
+    column = pos - (text.rfind(b"\n", 0, pos) + 1) + 1
+    raise ModuleError(
+        f"brackets nest more than {MAX_NESTING} deep; refusing to parse (MLIR's parser would "
+        "overflow the stack)",
+        location=f"{line}:{column}",
+    )
 
 
 def mlir_error(what: str, e: ir.MLIRError) -> ModuleError:
@@ -99,21 +151,12 @@ def has_locations(data: str | bytes) -> bool:
 def run_pipeline(module: ir.Module, steps: Sequence[str | tuple[str, PythonPass]]) -> None:
     """Runs Shardy/MLIR pass names and named Python passes, in order, on one PassManager.
 
-    A Python pass raises ShardyConvertError; it is re-raised after the pipeline stops.
+    A Python pass raises ShardyConvertError; it is re-raised after the pipeline stops. Any
+    other exception from a Python pass becomes an "internal error" ShardyConvertError.
     """
     failures: list[BaseException] = []
-
-    def wrap(name: str, fn: PythonPass):
-        def run(op: ir.Operation, pass_) -> None:
-            try:
-                fn(op)
-            except Exception as e:  # re-raised below with its own type and location
-                failures.append(e)
-                pass_.signal_pass_failure()
-
-        run.__name__ = name
-        return run
-
+    if any(isinstance(step, str) for step in steps):
+        check_no_declarations(module.operation)
     with module.context:
         pm = passmanager.PassManager("builtin.module")
         for step in steps:
@@ -121,12 +164,70 @@ def run_pipeline(module: ir.Module, steps: Sequence[str | tuple[str, PythonPass]
                 pm.add(step)
             else:
                 name, fn = step
-                pm.add(wrap(name, fn), name)
+                pm.add(_wrap(name, fn, failures), name)
         try:
             pm.run(module.operation)
         except ir.MLIRError as e:
-            if failures:
-                raise failures[0] from None
+            if failures:  # keeps the cause of an internal error, drops the MLIRError
+                raise failures[0] from failures[0].__cause__
             raise mlir_error("pass pipeline failed", e) from None
     if failures:
         raise failures[0]
+
+
+def _wrap(name: str, fn: PythonPass, failures: list[BaseException]):
+    """`fn` as a jaxlib pass: its exception is kept in `failures` and the pass fails."""
+
+    def run(op: ir.Operation, pass_) -> None:
+        try:
+            fn(op)
+        except (ShardyConvertError, Warning) as e:  # re-raised by run_pipeline as they are
+            failures.append(e)
+            pass_.signal_pass_failure()
+        except Exception as e:  # a bug, or input no check foresaw: still a ShardyConvertError
+            failures.append(internal_error(f"in pass {name}", e))
+            pass_.signal_pass_failure()
+
+    run.__name__ = name
+    return run
+
+
+def check_no_declarations(module: ir.Operation) -> None:
+    """Raises ModuleError at the first function declaration (a `func.func` without a body).
+
+    Shardy's passes (sdy-import-pipeline, sdy-lift-inlined-meshes, sdy-close-shardings, ...)
+    crash the process with SIGSEGV on a module holding one, even without any sharding on it.
+    """
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "func.func" and not len(op.regions[0].blocks):
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit, ir.WalkOrder.PRE_ORDER)
+    if found:
+        name = string_value(found[0].attributes["sym_name"])
+        raise ModuleError(
+            f"function @{name} is only declared (it has no body); Shardy's passes cannot "
+            "process function declarations",
+            location=format_location(found[0].location),
+        )
+
+
+def internal_error(where: str, e: BaseException) -> ShardyConvertError:
+    """An unexpected exception (a bug, or input no `_check_*` foresaw) as a ShardyConvertError,
+    so callers see one error type and the CLI prints one line instead of a traceback. The
+    original stays attached as `__cause__` for debugging."""
+    error = ShardyConvertError(f"internal error {where}: {type(e).__name__}: {e}")
+    error.__cause__ = e
+    return error
+
+
+def string_value(attr: ir.Attribute) -> str | None:
+    """The text of a StringAttr, or None if `attr` is not one. Bytes that are not UTF-8 (MLIR
+    allows `"\\FF"`) become U+FFFD: jaxlib's `.value` would raise on them."""
+    if not isinstance(attr, ir.StringAttr):
+        return None
+    return attr.value_bytes.decode("utf-8", "replace")

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from jaxlib.mlir import ir
 
-from .errors import ShardyConvertError
-from .mlir import format_location
+from .errors import ModuleError, ShardyConvertError
+from .mlir import format_location, string_value
 from .sharding import HloSharding, parse
 
 SHARDING = "mhlo.sharding"
@@ -35,21 +35,26 @@ class Site:
         op = self.owner
         while op is not None and op.name != "func.func":
             op = op.parent
-        return None if op is None else ir.StringAttr(op.attributes["sym_name"]).value
+        return None if op is None else string_value(op.attributes["sym_name"])
 
     @property
     def location(self) -> str:
         """`LINE:COL` of the value (or op), plus which argument/result it is."""
         if self.kind == "module":
-            return f"module attribute {self.attr}"
+            return join_location(
+                format_location(self.owner.location), f"module attribute {self.attr}"
+            )
         if self.kind == "arg":
-            loc = format_location(_block(self.owner).arguments[self.index].location)
-            return _join(loc, f"arg {self.index} of @{self.func_name}")
+            block = _block(self.owner)
+            owner = self.owner if block is None else block.arguments[self.index]
+            return join_location(
+                format_location(owner.location), f"arg {self.index} of @{self.func_name}"
+            )
         if self.kind == "result":
-            return _join(
+            return join_location(
                 format_location(self.owner.location), f"result {self.index} of @{self.func_name}"
             )
-        return _join(format_location(self.owner.location), self.owner.name)
+        return join_location(format_location(self.owner.location), self.owner.name)
 
     def parse(self) -> HloSharding:
         """The sharding, or a ShardyConvertError located at this site."""
@@ -60,22 +65,22 @@ class Site:
 
     def value_types(self) -> list[ir.Type]:
         """Types of the values this sharding describes (one per tuple element for ops)."""
-        if self.kind == "arg":
-            return [_block(self.owner).arguments[self.index].type]
-        if self.kind == "result":
+        if self.kind in ("arg", "result"):
             ftype = ir.FunctionType(ir.TypeAttr(self.owner.attributes["function_type"]).value)
-            return [ftype.results[self.index]]
+            return [(ftype.inputs if self.kind == "arg" else ftype.results)[self.index]]
         if self.kind == "op":
             return [r.type for r in self.owner.results]
         return []
 
 
-def _join(loc: str | None, what: str) -> str:
+def join_location(loc: str | None, what: str) -> str:
     return f"{loc}: {what}" if loc else what
 
 
-def _block(func: ir.Operation) -> ir.Block:
-    return func.regions[0].blocks[0]
+def _block(func: ir.Operation) -> ir.Block | None:
+    """The entry block of a func; None for a declaration (`func.func private @f(...)`)."""
+    blocks = func.regions[0].blocks
+    return blocks[0] if len(blocks) else None
 
 
 def body(module: ir.Operation) -> ir.Block:
@@ -102,10 +107,15 @@ def sites(module: ir.Operation) -> Iterator[Site]:
 def _module_sites(mod: ir.Operation, attr: str) -> Iterator[Site]:
     value = mod.attributes[attr]
     if isinstance(value, ir.StringAttr):
-        yield Site("module", mod, 0, value.value, attr)
+        yield _site("module", mod, 0, value, attr)
         return
-    for k, item in enumerate(ir.ArrayAttr(value)):
-        yield Site("module", mod, k, ir.StringAttr(item).value, attr)
+    if not isinstance(value, ir.ArrayAttr):
+        raise ModuleError(
+            f"{attr} must be a string or an array of strings, not {_clip(value)}",
+            location=join_location(format_location(mod.location), f"module attribute {attr}"),
+        )
+    for k, item in enumerate(value):
+        yield _site("module", mod, k, item, attr)
 
 
 def _attr_sites(func: ir.Operation, array_name: str, kind: str) -> Iterator[Site]:
@@ -114,20 +124,47 @@ def _attr_sites(func: ir.Operation, array_name: str, kind: str) -> Iterator[Site
     for k, d in enumerate(ir.ArrayAttr(func.attributes[array_name])):
         d = ir.DictAttr(d)
         if SHARDING in d:
-            yield Site(kind, func, k, ir.StringAttr(d[SHARDING]).value)
+            yield _site(kind, func, k, d[SHARDING])
+
+
+def _site(kind: str, owner: ir.Operation, index: int, attr: ir.Attribute, name=SHARDING) -> Site:
+    """A Site for a sharding attribute, which must be a UTF-8 string."""
+    site = Site(kind, owner, index, string_value(attr) or "", name)
+    _check_sharding_attr(site, attr)
+    return site
+
+
+def _check_sharding_attr(site: Site, attr: ir.Attribute) -> None:
+    if not isinstance(attr, ir.StringAttr):
+        raise ModuleError(
+            f'{site.attr} must be a string like "{{replicated}}", not {_clip(attr)}',
+            location=site.location,
+        )
+    try:
+        attr.value_bytes.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ModuleError(
+            f'{site.attr} "{_clip(site.text)}" is not UTF-8 text (byte {e.start})',
+            location=site.location,
+        ) from None
+
+
+def _clip(value: object, limit: int = 120) -> str:
+    text = str(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def op_sites(root: ir.Operation) -> list[Site]:
     """Shardings on the ops nested in `root`, pre-order."""
-    found: list[Site] = []
+    found: list[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op is not root and SHARDING in op.attributes:
-            found.append(Site("op", op, 0, ir.StringAttr(op.attributes[SHARDING]).value))
+            found.append(op)
         return ir.WalkResult.ADVANCE
 
     root.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return [s for s in found if s.owner != root]
+    return [_site("op", op, 0, op.attributes[SHARDING]) for op in found if op != root]
 
 
 class ValueAttrs:

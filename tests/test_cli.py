@@ -156,3 +156,12 @@ def test_jobs_convert_a_batch_in_worker_processes(tmp_path):
     assert "manual_escape.dump" not in written
     serial = run("convert", TESTDATA / "torch_xla" / "transformer_block.dump")
     assert (tmp_path / "transformer_block.dump").read_text() == serial.stdout
+
+
+def test_unwritable_output_is_a_located_failure(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    result = run("convert", MATMUL, "-o", blocker / "out.mlir")
+    assert result.exit_code == 1
+    assert f"{blocker / 'out.mlir'}: error: cannot write" in result.stderr
+    assert blocker.read_text() == "not a directory"

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import ShardingSyntaxError, ShardingValueError
 from .iota import canonical_iota, is_permutation
 from .model import HloSharding, Kind, SubgroupType
-from .tiles import MAX_DEVICES, Tiles
+from .tiles import MAX_DEVICES, MAX_MATERIALIZED, MAX_RANK, Tiles
 from .xla_rules import subgroup
 
 # XLA's lexer skips whitespace, `/* ... */` and `// ...` comments between tokens.
@@ -70,11 +70,11 @@ def _parse_fast(text: str) -> HloSharding | None:
     if kind is not None:
         return HloSharding._make(kind)
     m = _FAST.fullmatch(text)
-    if m is None or _has_empty_item(m):
+    if m is None or _has_empty_item(m) or max(len(m[1]), len(m[2] or "")) > 4 * MAX_RANK:
         return None
     dims = _ints(m[1])
     n = math.prod(dims)
-    if min(dims) < 1 or n > MAX_DEVICES:
+    if min(dims) < 1 or n > MAX_MATERIALIZED or len(dims) > MAX_RANK:
         return None
     tiles = _fast_v1(dims, n, m[4]) if m[4] else _fast_v2(dims, n, m[2], m[3])
     if tiles is None:
@@ -131,7 +131,7 @@ def _fast_v2(dims, n: int, reshape_text: str, perm_text: str | None) -> Tiles | 
     perm = _ints(perm_text) if perm_text else (0,)
     if (len(reshape) > 1) != (perm_text is not None) or math.prod(reshape) != n:
         return None
-    if min(reshape) < 1 or sorted(perm) != list(range(len(reshape))):
+    if min(reshape) < 1 or len(reshape) > MAX_RANK or sorted(perm) != list(range(len(reshape))):
         return None
     return Tiles._trusted(dims, *canonical_iota(reshape, perm))
 
@@ -422,10 +422,14 @@ def _int_braces(cur: _Cursor, key: str) -> None:
 # --- tile assignments --------------------------------------------------------------------------
 
 
-def _int_list(cur: _Cursor, what: str) -> list[int]:
+def _int_list(cur: _Cursor, what: str, limit: int | None = None) -> list[int]:
+    """Comma-separated integers; more than `limit` of them is an error (read no further)."""
+    start = cur.skip()
     values = [cur.integer(what)]
     while cur.eat(","):
         values.append(cur.integer(what))
+        if limit is not None and len(values) > limit:
+            raise cur.value_error(f"more than {limit} {what}s", start)
     return values
 
 
@@ -436,7 +440,7 @@ def _tile_assignment(cur: _Cursor) -> tuple:
     """
     dims_pos = cur.skip()
     cur.expect("[", "'[' to start the tile dims")
-    dims = tuple(_int_list(cur, "a tile dim"))
+    dims = tuple(_int_list(cur, "tile dim", MAX_RANK))
     cur.expect("]", "']' to end the tile dims")
     _check_sizes(cur, dims, dims_pos, "tile dims")
     if cur.eat("<="):
@@ -460,7 +464,7 @@ def _iota(cur: _Cursor, dims) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """`[r0,...]` and, only when there are several reshape dims, `T(p0,...)` (as XLA)."""
     pos = cur.skip()
     cur.expect("[", "'[' to start the iota reshape dims")
-    reshape = tuple(_int_list(cur, "an iota reshape dim"))
+    reshape = tuple(_int_list(cur, "iota reshape dim", MAX_RANK))
     cur.expect("]", "']' to end the iota reshape dims")
     _check_sizes(cur, reshape, pos, "iota reshape dims")
     if math.prod(reshape) != math.prod(dims):
@@ -477,7 +481,7 @@ def _iota(cur: _Cursor, dims) -> tuple[tuple[int, ...], tuple[int, ...]]:
     if not (cur.eat("T") and cur.text.startswith("(", cur.pos)):
         raise cur.error("expected 'T(' after several iota reshape dims", t_pos)
     cur.pos += 1
-    perm = tuple(_int_list(cur, "an iota transpose dim"))
+    perm = tuple(_int_list(cur, "iota transpose dim", MAX_RANK))
     cur.expect(")", "')' to end the iota transpose")
     if sorted(perm) != list(range(len(reshape))):
         raise cur.value_error(f"T{perm} is not a permutation of 0..{len(reshape) - 1}", t_pos)
@@ -595,9 +599,15 @@ def _tiled(cur: _Cursor, items: _Items) -> HloSharding:
             items.pos("last tile dims"),
         )
     if devices is None:
-        return subgroup(Tiles._trusted(dims, *canonical_iota(reshape, perm)), types)
-    if devices.size <= 1:
-        raise cur.value_error("non-maximal shardings must have more than one device assigned", pos)
-    _check_device_list(cur, dims, devices, pos)
-    tiles = Tiles._trusted(dims, devices=devices.tolist(), array=devices)
-    return subgroup(tiles, types)
+        tiles = Tiles._trusted(dims, *canonical_iota(reshape, perm))
+    else:
+        if devices.size <= 1:
+            raise cur.value_error(
+                "non-maximal shardings must have more than one device assigned", pos
+            )
+        _check_device_list(cur, dims, devices, pos)
+        tiles = Tiles._trusted(dims, devices=devices.tolist(), array=devices)
+    try:
+        return subgroup(tiles, types)
+    except ShardingValueError as e:  # a grid too big to list (Tiles.array)
+        raise cur.value_error(e.message, pos) from None

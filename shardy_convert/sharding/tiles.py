@@ -12,6 +12,13 @@ from .iota import canonical_iota, iota_array, iota_form, is_permutation
 
 # More devices than any machine has: refuse before allocating anything of that size.
 MAX_DEVICES = 2**24
+# An iota grid is listed id by id (`array()`) only up to this size: ~8 MB of ids, a few
+# seconds of work. Bigger V2 shardings are fine as long as nothing needs their list: a
+# 70-byte string must not cost gigabytes (`[2,6291456]<=[4194304,3]T(1,0)
+# last_tile_dim_replicate` needs its groups sorted: 2.4 GB, 33 s, before this limit).
+MAX_MATERIALIZED = 2**20
+# numpy arrays have at most 64 dims; no tensor has more sharded dims.
+MAX_RANK = 64
 
 
 @dataclass(frozen=True)
@@ -81,6 +88,11 @@ class Tiles:
         """The grid as a read-only int64 array of shape `dims` (built once, then cached)."""
         cached = self.__dict__.get("_array")
         if cached is None:
+            if self.is_iota and self.num_devices > MAX_MATERIALIZED:
+                raise ShardingValueError(
+                    f"tile assignment {self} would have to be listed device by device, and it "
+                    f"has {self.num_devices} devices, more than {MAX_MATERIALIZED}"
+                )
             if self.is_iota:
                 cached = iota_array(self.dims, self.reshape, self.perm)
             else:
@@ -120,6 +132,8 @@ def _check_dims(dims, what: str) -> tuple[int, ...]:
     dims = tuple(int(d) for d in dims)
     if not dims:
         raise ShardingValueError(f"{what} are empty")
+    if len(dims) > MAX_RANK:
+        raise ShardingValueError(f"{len(dims)} {what}, more than {MAX_RANK}")
     if any(d < 1 for d in dims):
         raise ShardingValueError(f"{what} {list(dims)} must all be positive")
     if math.prod(dims) > MAX_DEVICES:
