@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import sdy
+from jaxlib.mlir.dialects import sdy, stablehlo
 
 from shardy_convert.errors import ShardyConvertError
 from shardy_convert.mlir import format_location, string_value
 from shardy_convert.sharding import parse
 from shardy_convert.sharding.mesh import MeshPlan, plan_from_mesh
-from shardy_convert.walker import SHARDING, body, funcs
+from shardy_convert.walker import SHARDING, body
 
 from .import_shardings import SDY_SHARDING
 
@@ -37,17 +37,22 @@ class ImportCustomCallsPass:
     NAME: ClassVar[str] = "import-custom-calls"
 
     def run(self, module: ir.Operation) -> None:
+        calls = _sharding_custom_calls(module)
+        if not any(calls.values()):
+            return
         with module.context:
-            plan = _mesh_plan(module)
-            for target in ("Sharding", FULL_TO_SHARD, SHARD_TO_FULL):
-                for op in _custom_calls(module, target):
+            for target, ops in calls.items():
+                for op in ops:
                     _check_custom_call(op, target)
-            for func in funcs(module):
-                for block in _blocks_with(func, FULL_TO_SHARD):
+            if calls[FULL_TO_SHARD] or calls[SHARD_TO_FULL]:
+                plan = _mesh_plan(module)
+                for block in _blocks_of(calls[FULL_TO_SHARD]):
                     _import_manual_regions(block, plan)
-                for op in _custom_calls(func, "Sharding"):
-                    _to_constraint(op)
-            _check_no_boundaries_left(module)
+                # Forming regions consumed some @Sharding ops: collect the ones left.
+                calls = _sharding_custom_calls(module)
+                _check_no_boundaries_left(calls)
+            for op in calls["Sharding"]:
+                _to_constraint(op)
 
 
 def _mesh_plan(module: ir.Operation) -> MeshPlan | None:
@@ -91,21 +96,27 @@ def _check_custom_call(op: ir.Operation, target: str) -> None:
             )
 
 
-def _custom_calls(root: ir.Operation, target: str) -> list[ir.Operation]:
-    found = []
+def _sharding_custom_calls(root: ir.Operation) -> dict[str, list[ir.Operation]]:
+    """The `@Sharding` and manual-boundary custom calls under `root`, by target, in pre-order:
+    one walk that only calls back on custom calls."""
+    found: dict[str, list[ir.Operation]] = {
+        t: [] for t in ("Sharding", FULL_TO_SHARD, SHARD_TO_FULL)
+    }
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if _target(op) == target:
-            found.append(op.operation)
+        target = _target(op)
+        if target in found:
+            found[target].append(op.operation)
         return ir.WalkResult.ADVANCE
 
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    root.walk(visit, ir.WalkOrder.PRE_ORDER, op_class=stablehlo.CustomCallOp)
     return found
 
 
-def _blocks_with(func: ir.Operation, target: str) -> list[ir.Block]:
+def _blocks_of(ops: list[ir.Operation]) -> list[ir.Block]:
+    """The distinct blocks holding `ops`, in first-seen order."""
     blocks: list[ir.Block] = []
-    for op in _custom_calls(func, target):
+    for op in ops:
         if not any(b == op.block for b in blocks):
             blocks.append(op.block)
     return blocks
@@ -159,9 +170,9 @@ def _loc(op: ir.Operation) -> str:
     return f"{format_location(op.location) or 'unknown location'}: {op.name}"
 
 
-def _check_no_boundaries_left(module: ir.Operation) -> None:
+def _check_no_boundaries_left(calls: dict[str, list[ir.Operation]]) -> None:
     for target in (FULL_TO_SHARD, SHARD_TO_FULL):
-        left = _custom_calls(module, target)
+        left = calls[target]
         if left:
             raise ShardyConvertError(
                 f"@{target} outside any manual region this pass can form", location=_loc(left[0])

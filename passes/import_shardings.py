@@ -13,7 +13,7 @@ from shardy_convert.mlir import format_location, string_value
 from shardy_convert.sharding import HloSharding, Kind, SubgroupType
 from shardy_convert.sharding.mesh import MeshPlan, maximal_mesh_name, plan_mesh
 from shardy_convert.sharding.sdy import Mesh, TensorSharding, per_value_attr
-from shardy_convert.walker import SHARDING, Site, ValueAttrs, body, join_location, sites
+from shardy_convert.walker import SHARDING, Site, body, join_location, sites, value_attrs
 
 # Custom calls whose `{manual}` shardings only import-custom-calls can place: it turns them
 # into `sdy.manual_computation` and needs the GSPMD strings to know the manual axes.
@@ -232,7 +232,7 @@ def _insert_meshes(module: ir.Operation, plan: MeshPlan) -> None:
 
 def _import(module: ir.Operation, found: list[tuple[Site, HloSharding]], plan: MeshPlan) -> None:
     attrs: dict[str, ir.Attribute] = {}
-    edits: dict[tuple[int, str], ValueAttrs] = {}
+    edits: dict = {}
 
     def attr(text: str) -> ir.Attribute:
         if text not in attrs:
@@ -247,7 +247,7 @@ def _import(module: ir.Operation, found: list[tuple[Site, HloSharding]], plan: M
         if site.kind == "op":
             _import_op(site, sharding, plan, attr)
             continue
-        values = edits.setdefault((id(site.owner), site.kind), ValueAttrs(site.owner, site.kind))
+        values = value_attrs(edits, site)
         entry = values.dicts[site.index]
         entry[SDY_SHARDING] = attr(_value_sharding(site, sharding, plan).attr())
         entry.pop(SHARDING, None)

@@ -10,8 +10,7 @@ from jaxlib.mlir import ir
 
 from . import formats, pipeline
 from .errors import ModuleError, ShardyConvertError
-from .mlir import has_locations, internal_error, new_context, print_module, run_pipeline
-from .passes import ImportShardingsPass
+from .mlir import has_locations, internal_error, mlir_error, new_context, run_pipeline
 from .sharding.tiles import MAX_DEVICES
 from .walker import body, sites
 
@@ -131,25 +130,28 @@ def split_input(text: str) -> list[str]:
 def convert_module(
     mod: ir.Module, options: pipeline.Options, *, imported: bool = False, validate: bool = True
 ) -> None:
-    """Runs the conversion pipeline on a parsed module, in place.
-
-    The shardings are checked first, as written: errors quote the user's strings, not the V2
-    forms v1-to-v2 makes of them, and nothing is rewritten when one is bad.
-    """
-    ImportShardingsPass(num_devices=options.num_devices).check(mod.operation)
-    pipeline.run(mod, pipeline.CONVERT_PIPELINE, options)
+    """Runs the conversion pipeline on a parsed module, in place, then verifies the result
+    once (not after every pass) and, with `validate`, runs Shardy's import on a copy."""
+    pipeline.run(mod, pipeline.CONVERT_PIPELINE, options, verify_each=False)
     _check_no_gspmd_left(mod.operation)
+    _verify(mod.operation, "the converted module does not verify")
     if imported:
-        run_pipeline(mod, [pipeline.SDY_IMPORT])
+        run_pipeline(mod, [pipeline.SDY_IMPORT], verify_each=False)
+        _verify(mod.operation, "Shardy's import pipeline made a module that does not verify")
     elif validate:
-        copy = ir.Module.parse(print_module(mod, "bytecode"), context=mod.context)
-        run_pipeline(copy, [pipeline.SDY_IMPORT])
-    try:
-        mod.operation.verify()
-    except ir.MLIRError as e:
-        from .mlir import mlir_error
+        copy = mod.operation.clone()
+        try:
+            run_pipeline(copy, [pipeline.SDY_IMPORT], verify_each=False)
+            _verify(copy, "Shardy's import pipeline rejects the converted module")
+        finally:
+            copy.erase()
 
-        raise mlir_error("the converted module does not verify", e) from None
+
+def _verify(op: ir.Operation, what: str) -> None:
+    try:
+        op.verify()
+    except ir.MLIRError as e:
+        raise mlir_error(what, e) from None
 
 
 def is_shardy(module: ir.Operation) -> bool:

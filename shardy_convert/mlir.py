@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from jaxlib.mlir import ir, passmanager
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-from jaxlib.mlir.dialects import sdy, stablehlo
+from jaxlib.mlir.dialects import func, sdy, stablehlo
 
 from .errors import ModuleError, ShardyConvertError
 
@@ -148,17 +148,25 @@ def has_locations(data: str | bytes) -> bool:
     return not is_bytecode(data) and ("loc(" in data if isinstance(data, str) else b"loc(" in data)
 
 
-def run_pipeline(module: ir.Module, steps: Sequence[str | tuple[str, PythonPass]]) -> None:
+def run_pipeline(
+    module: ir.Module | ir.Operation,
+    steps: Sequence[str | tuple[str, PythonPass]],
+    verify_each: bool = True,
+) -> None:
     """Runs Shardy/MLIR pass names and named Python passes, in order, on one PassManager.
+    With `verify_each` False, MLIR's verifier does not run after every pass (a whole-module
+    verification costs about as much as parsing it); the caller verifies once at the end.
 
     A Python pass raises ShardyConvertError; it is re-raised after the pipeline stops. Any
     other exception from a Python pass becomes an "internal error" ShardyConvertError.
     """
     failures: list[BaseException] = []
+    op = module.operation
     if any(isinstance(step, str) for step in steps):
-        check_no_declarations(module.operation)
-    with module.context:
+        check_no_declarations(op)
+    with op.context:
         pm = passmanager.PassManager("builtin.module")
+        pm.enable_verifier(verify_each)
         for step in steps:
             if isinstance(step, str):
                 pm.add(step)
@@ -166,7 +174,7 @@ def run_pipeline(module: ir.Module, steps: Sequence[str | tuple[str, PythonPass]
                 name, fn = step
                 pm.add(_wrap(name, fn, failures), name)
         try:
-            pm.run(module.operation)
+            pm.run(op)
         except ir.MLIRError as e:
             if failures:  # keeps the cause of an internal error, drops the MLIRError
                 raise failures[0] from failures[0].__cause__
@@ -201,12 +209,13 @@ def check_no_declarations(module: ir.Operation) -> None:
     found: list[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "func.func" and not len(op.regions[0].blocks):
-            found.append(op)
+        if not len(op.regions[0].blocks):
+            found.append(op.operation)
             return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE
 
-    module.walk(visit, ir.WalkOrder.PRE_ORDER)
+    # Calls back on func.func ops only (nested modules included), not on every op.
+    module.walk(visit, ir.WalkOrder.PRE_ORDER, op_class=func.FuncOp)
     if found:
         name = string_value(found[0].attributes["sym_name"])
         raise ModuleError(

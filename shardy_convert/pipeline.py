@@ -17,13 +17,14 @@ from .mlir import PythonPass, run_pipeline
 from .passes import PASSES
 
 # The conversion, in order:
-# 1. v1-to-v2 first: every later step (and anyone reading an intermediate dump) sees V2.
-# 2. import-shardings needs all GSPMD strings at once to derive the one global mesh.
-# 3. import-custom-calls reads the mesh and the `sdy.sharding`s import-shardings placed.
-# 4. Shardy's own clean-ups that keep the front-end form JAX emits (what XLA compiles):
+# 1. import-shardings needs all GSPMD strings at once to derive the one global mesh. It reads
+#    V1 and V2 alike and takes each distinct string through V1 -> V2 (the algebra of
+#    v1-to-v2) on its way to sdy, so running v1-to-v2 first would only rewrite strings that
+#    are about to disappear; v1-to-v2 is the `v2` command's pass.
+# 2. import-custom-calls reads the mesh and the `sdy.sharding`s import-shardings placed.
+# 3. Shardy's own clean-ups that keep the front-end form JAX emits (what XLA compiles):
 #    lifting any inlined mesh and sorting/deduplicating manual axes.
 CONVERT_PIPELINE = (
-    "v1-to-v2",
     "import-shardings",
     "import-custom-calls",
     "sdy-lift-inlined-meshes",
@@ -80,5 +81,7 @@ def steps(names: Sequence[str], options: Options) -> list[str | tuple[str, Pytho
     return out
 
 
-def run(module: ir.Module, names: Sequence[str], options: Options = Options()) -> None:
-    run_pipeline(module, steps(names, options))
+def run(
+    module: ir.Module, names: Sequence[str], options: Options = Options(), verify_each: bool = True
+) -> None:
+    run_pipeline(module, steps(names, options), verify_each)

@@ -29,6 +29,7 @@ class Site:
     index: int
     text: str
     attr: str = SHARDING
+    value_type: ir.Type | None = None  # args and results: read once per func, not per site
 
     @property
     def func_name(self) -> str | None:
@@ -66,8 +67,7 @@ class Site:
     def value_types(self) -> list[ir.Type]:
         """Types of the values this sharding describes (one per tuple element for ops)."""
         if self.kind in ("arg", "result"):
-            ftype = ir.FunctionType(ir.TypeAttr(self.owner.attributes["function_type"]).value)
-            return [(ftype.inputs if self.kind == "arg" else ftype.results)[self.index]]
+            return [self.value_type]
         if self.kind == "op":
             return [r.type for r in self.owner.results]
         return []
@@ -121,10 +121,19 @@ def _module_sites(mod: ir.Operation, attr: str) -> Iterator[Site]:
 def _attr_sites(func: ir.Operation, array_name: str, kind: str) -> Iterator[Site]:
     if array_name not in func.attributes:
         return
+    types = None
     for k, d in enumerate(ir.ArrayAttr(func.attributes[array_name])):
         d = ir.DictAttr(d)
         if SHARDING in d:
-            yield _site(kind, func, k, d[SHARDING])
+            types = types or _value_types(func, kind)
+            site = _site(kind, func, k, d[SHARDING])
+            site.value_type = types[k] if k < len(types) else None
+            yield site
+
+
+def _value_types(func: ir.Operation, kind: str) -> list[ir.Type]:
+    ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    return list(ftype.inputs if kind == "arg" else ftype.results)
 
 
 def _site(kind: str, owner: ir.Operation, index: int, attr: ir.Attribute, name=SHARDING) -> Site:
@@ -185,6 +194,14 @@ class ValueAttrs:
         self.func.attributes[self.name] = ir.ArrayAttr.get([ir.DictAttr.get(d) for d in self.dicts])
 
 
+def value_attrs(edits: dict, site: Site) -> ValueAttrs:
+    """The ValueAttrs of the site's func and kind, made once and kept in `edits`."""
+    key = (id(site.owner), site.kind)
+    if key not in edits:
+        edits[key] = ValueAttrs(site.owner, site.kind)
+    return edits[key]
+
+
 def _as_dict(d: ir.DictAttr) -> dict[str, ir.Attribute]:
     return {d[i].name: d[i].attr for i in range(len(d))}
 
@@ -201,8 +218,7 @@ def transform_shardings(module: ir.Operation, fn: Callable[[str, Site], str]) ->
             changed += 1
             attr = ir.StringAttr.get(new)
             if site.kind in ("arg", "result"):
-                key = (id(site.owner), site.kind)
-                edits.setdefault(key, ValueAttrs(site.owner, site.kind)).dicts[site.index][
+                value_attrs(edits, site).dicts[site.index][
                     SHARDING
                 ] = attr
             else:

@@ -272,7 +272,7 @@ def test_an_unexpected_exception_inside_a_pass_is_an_internal_shardy_convert_err
     def broken(*args):
         raise IndexError("index out of range")
 
-    monkeypatch.setattr(import_custom_calls, "_mesh_plan", broken)
+    monkeypatch.setattr(import_custom_calls, "_sharding_custom_calls", broken)
     with pytest.raises(ShardyConvertError, match="internal error in pass import-custom-calls"):
         convert_quietly(_module("    return %arg0 : tensor<8x8xf32>"))
 
