@@ -36,8 +36,8 @@ testdata: $(PY) ## regenerate testdata/ with real torch_xla 2.9 and JAX runs (in
 golden: ## regenerate the expected outputs under testdata/golden/ from the current converter
 	$(PY) testdata/make_golden.py
 
-bench: ## benchmark: conversion and sharding parse against jaxlib's floor, in one run
-	$(PY) bench/bench_sharding.py
+bench: $(PY) ## benchmark: real torch_xla inputs (made with .venv-torch or the torch-xla extra), convert vs jaxlib's parse+verify+print floor, CLI cold start, V1->V2, hook
+	$(PY) bench/run.py $(BENCH_ARGS)
 
 clean: ## remove caches and build output (keeps .venv)
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache tests/lit/Output

@@ -15,6 +15,28 @@ from . import __version__
 from .errors import ShardyConvertError
 
 
+class _LazyGroup(click.Group):
+    """A group whose heavier commands are imported only when used (cold start matters: the
+    convert path should cost little more than importing jaxlib's MLIR)."""
+
+    lazy = {
+        "diff": "shardy_convert.cli_diff:diff",
+        "inspect": "shardy_convert.cli_inspect:inspect_command",
+        "to-gspmd": "shardy_convert.cli_diff:to_gspmd",
+    }
+
+    def list_commands(self, ctx) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.lazy])
+
+    def get_command(self, ctx, name):
+        if name not in self.lazy:
+            return super().get_command(ctx, name)
+        import importlib
+
+        module, attr = self.lazy[name].split(":")
+        return getattr(importlib.import_module(module), attr)
+
+
 class _Failed(click.exceptions.Exit):
     """Exit 1 after the errors were printed."""
 
@@ -38,7 +60,7 @@ def _num_devices_option(f):
     )(f)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="shardy-convert")
 def main() -> None:
     """Convert GSPMD mhlo.sharding StableHLO (torch_xla, JAX) into the Shardy dialect."""
@@ -70,9 +92,17 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 @_num_devices_option
 @click.option("--imported", is_flag=True, help="Emit Shardy's fully imported (internal) form.")
 @click.option(
+    "--validate/--no-validate",
+    default=True,
+    show_default=True,
+    help="Also run Shardy's whole sdy-import-pipeline on a copy of each result.",
+)
+@click.option(
     "-j", "--jobs", type=click.IntRange(min=1), default=1, help="Worker processes for batches."
 )
-def convert(inputs, output, emit, target_version, mesh, num_devices, imported, jobs) -> None:
+def convert(
+    inputs, output, emit, target_version, mesh, num_devices, imported, validate, jobs
+) -> None:
     """Convert modules or torch_xla dumps to Shardy; `-` reads stdin."""
     from .files import Job, run_jobs
 
@@ -83,6 +113,7 @@ def convert(inputs, output, emit, target_version, mesh, num_devices, imported, j
         mesh=mesh,
         num_devices=num_devices,
         imported=imported,
+        validate=validate,
     )
     _run(lambda: run_jobs(job, inputs, output, jobs))
 
@@ -181,17 +212,6 @@ def _run(action) -> None:
     if failures:
         raise _Failed()
 
-
-def _register() -> None:
-    from .cli_diff import diff, to_gspmd
-    from .cli_inspect import inspect_command
-
-    main.add_command(inspect_command)
-    main.add_command(to_gspmd)
-    main.add_command(diff)
-
-
-_register()
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -33,6 +33,7 @@ class Job:
     mesh: str | None = None
     num_devices: int | None = None
     imported: bool = False
+    validate: bool = True
 
     def module(self, data: str | bytes, fallback_devices: int | None = None) -> str | bytes:
         from .converter import convert, to_v2
@@ -47,6 +48,7 @@ class Job:
             emit=self.emit,
             target_version=self.target_version,
             imported=self.imported,
+            validate=self.validate,
         )
 
     def file(self, data: bytes) -> str | bytes:
@@ -253,7 +255,13 @@ def check_inputs(inputs: Sequence[str], devices: int | None, mesh: str | None) -
             is_dump = dump.is_dump(text)
             where = f"{name}:graph {graph.index}" if is_dump else name
             try:
-                result = convert(graph.text, mesh=mesh, num_devices=devices, fallback_devices=count)
+                result = convert(
+                    graph.text,
+                    mesh=mesh,
+                    num_devices=devices,
+                    fallback_devices=count,
+                    validate=True,
+                )
                 report = compare(graph.text, result, count or 1)
             except ShardyConvertError as e:
                 e.location = dump.shift_location(e.location, graph.first_line - 1)

@@ -65,14 +65,15 @@ class _Entry:
 class Hook:
     """Converts programs before a plugin compiles them; see the module docstring.
 
-    Options are those of `shardy_convert.convert` (`mesh`, `num_devices`); `cache_size`
-    bounds the number of distinct programs remembered.
+    Options are those of `shardy_convert.convert` (`mesh`, `num_devices`, `validate`);
+    `cache_size` bounds the number of distinct programs remembered.
     """
 
     on_error: str = "raise"
     cache_size: int = 256
     mesh: str | None = None
     num_devices: int | None = None
+    validate: bool = False
     stats: Stats = field(default_factory=Stats)
     _cache: OrderedDict = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -104,7 +105,7 @@ class Hook:
     def _key(self, program: str | bytes) -> str:
         data = program.encode() if isinstance(program, str) else program
         digest = hashlib.blake2b(data, digest_size=20)
-        digest.update(repr((self.mesh, self.num_devices)).encode())
+        digest.update(repr((self.mesh, self.num_devices, self.validate)).encode())
         return digest.hexdigest()
 
     def _convert(self, program: str | bytes) -> _Entry:
@@ -112,7 +113,10 @@ class Hook:
 
         start = time.perf_counter()
         try:
-            result = _Entry(convert(program, mesh=self.mesh, num_devices=self.num_devices))
+            converted = convert(
+                program, mesh=self.mesh, num_devices=self.num_devices, validate=self.validate
+            )
+            result = _Entry(converted)
         except ShardyConvertError as e:
             if self.on_error == "passthrough":
                 log.warning("shardy-convert: compiling this program unconverted: %s", e)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from jaxlib.mlir import ir, passmanager
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-from jaxlib.mlir.dialects import func, sdy, stablehlo
+from jaxlib.mlir.dialects import sdy, stablehlo
 
 from .errors import ModuleError, ShardyConvertError
 
@@ -79,30 +79,61 @@ def check_nesting(text: bytes) -> None:
 
     Counts `( [ { <` against `) ] } >` outside strings and comments, not `->`, `<=`, `>=`.
     Depth is measured from the lowest level seen so far, so stray closing brackets cannot
-    hide a deep nest behind them: in `)))((((`, the depth reaches 4.
+    hide a deep nest behind them: in `)))((((`, the depth reaches 4. Only the bracket
+    positions are examined, so an 11 MB module takes tens of milliseconds.
     """
     if sum(text.count(c) for c in (b"(", b"[", b"{", b"<")) <= MAX_NESTING:
         return
     chars = np.frombuffer(text, dtype=np.uint8)
-    delta = _DELTA[chars].astype(np.int32)
-    delta[np.flatnonzero((chars[1:] == ord(">")) & (chars[:-1] == ord("-"))) + 1] = 0
-    delta[:-1][(chars[1:] == ord("=")) & ((chars[:-1] == ord("<")) | (chars[:-1] == ord(">")))] = 0
-    for m in _QUOTED.finditer(text):
-        delta[m.start() : m.end()] = 0
-    brackets = np.flatnonzero(delta)
-    level = np.cumsum(delta[brackets], dtype=np.int64)
+    pos = np.flatnonzero(_DELTA[chars])
+    pos = pos[~_is_operator(chars, pos) & ~_in_strings_or_comments(text, chars, pos)]
+    level = np.cumsum(_DELTA[chars[pos]], dtype=np.int64)
     floor = np.minimum.accumulate(np.minimum(level, 0))
     deep = np.flatnonzero(level - floor > MAX_NESTING)
     if deep.size == 0:
         return
-    pos = int(brackets[deep[0]])
-    line = text.count(b"\n", 0, pos) + 1
-    column = pos - (text.rfind(b"\n", 0, pos) + 1) + 1
+    at = int(pos[deep[0]])
+    line = text.count(b"\n", 0, at) + 1
+    column = at - (text.rfind(b"\n", 0, at) + 1) + 1
     raise ModuleError(
         f"brackets nest more than {MAX_NESTING} deep; refusing to parse (MLIR's parser would "
         "overflow the stack)",
         location=f"{line}:{column}",
     )
+
+
+def _is_operator(chars: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """Which bracket positions are the `>` of `->` or the `<`/`>` of `<=`/`>=`."""
+    prev = chars[np.maximum(pos - 1, 0)]
+    after = chars[np.minimum(pos + 1, len(chars) - 1)]
+    here = chars[pos]
+    arrow = (here == ord(">")) & (prev == ord("-")) & (pos > 0)
+    compare = (
+        ((here == ord("<")) | (here == ord(">"))) & (after == ord("=")) & (pos + 1 < len(chars))
+    )
+    return arrow | compare
+
+
+def _in_strings_or_comments(text: bytes, chars: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """Which of the positions `pos` lie inside string literals (or comments).
+
+    Without `//` (what MLIR's printers write): a quote not preceded by an odd run of
+    backslashes opens or closes a string, so a position is inside one when an odd number of
+    such quotes precede it. With `//` somewhere, quotes inside comments would flip that
+    parity, so the regex below lexes both exactly.
+    """
+    if b"//" in text:
+        spans = [(m.start(), m.end()) for m in _QUOTED.finditer(text)]
+        starts = np.array([a for a, _ in spans], dtype=np.int64)
+        ends = np.array([b for _, b in spans], dtype=np.int64)
+        k = np.searchsorted(starts, pos, side="right") - 1
+        return (k >= 0) & (pos < ends[np.maximum(k, 0)]) if spans else np.zeros(len(pos), bool)
+    quotes = np.flatnonzero(chars == ord('"'))
+    escaped = [q for q in quotes[chars[np.maximum(quotes - 1, 0)] == ord("\\")] if q > 0]
+    if escaped:  # rare: count the backslashes before each such quote
+        odd = {q for q in escaped if (q - len(text[:q].rstrip(b"\\"))) % 2 == 1}
+        quotes = np.array([q for q in quotes if q not in odd], dtype=np.int64)
+    return np.searchsorted(quotes, pos, side="right") % 2 == 1
 
 
 def mlir_error(what: str, e: ir.MLIRError) -> ModuleError:
@@ -167,10 +198,17 @@ def run_pipeline(
     with op.context:
         pm = passmanager.PassManager("builtin.module")
         pm.enable_verifier(verify_each)
+        after_python = False
         for step in steps:
             if isinstance(step, str):
+                if after_python and not verify_each:
+                    # Shardy's C++ passes may crash on invalid IR: whatever our Python passes
+                    # made is verified before one of them sees it.
+                    pm.add(_wrap("verify", _verify_module, failures), "verify")
                 pm.add(step)
+                after_python = False
             else:
+                after_python = True
                 name, fn = step
                 pm.add(_wrap(name, fn, failures), name)
         try:
@@ -181,6 +219,13 @@ def run_pipeline(
             raise mlir_error("pass pipeline failed", e) from None
     if failures:
         raise failures[0]
+
+
+def _verify_module(op: ir.Operation) -> None:
+    try:
+        op.verify()
+    except ir.MLIRError as e:
+        raise mlir_error("the converted module does not verify", e) from None
 
 
 def _wrap(name: str, fn: PythonPass, failures: list[BaseException]):
@@ -206,16 +251,7 @@ def check_no_declarations(module: ir.Operation) -> None:
     Shardy's passes (sdy-import-pipeline, sdy-lift-inlined-meshes, sdy-close-shardings, ...)
     crash the process with SIGSEGV on a module holding one, even without any sharding on it.
     """
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if not len(op.regions[0].blocks):
-            found.append(op.operation)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    # Calls back on func.func ops only (nested modules included), not on every op.
-    module.walk(visit, ir.WalkOrder.PRE_ORDER, op_class=func.FuncOp)
+    found = _declarations(module)
     if found:
         name = string_value(found[0].attributes["sym_name"])
         raise ModuleError(
@@ -223,6 +259,19 @@ def check_no_declarations(module: ir.Operation) -> None:
             "process function declarations",
             location=format_location(found[0].location),
         )
+
+
+def _declarations(module: ir.Operation) -> list[ir.Operation]:
+    """Body-less `func.func`s of a module and of the modules nested in it (a function lives
+    in a symbol table; looking there is cheaper than walking every op)."""
+    found: list[ir.Operation] = []
+    for op in module.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name == "func.func" and not len(op.regions[0].blocks):
+            found.append(op)
+        elif op.name == "builtin.module" and len(op.regions[0].blocks):
+            found += _declarations(op)
+    return found
 
 
 def internal_error(where: str, e: BaseException) -> ShardyConvertError:

@@ -92,8 +92,9 @@ def funcs(module: ir.Operation) -> list[ir.Operation]:
     return [op.operation for op in body(module).operations if op.operation.name == "func.func"]
 
 
-def sites(module: ir.Operation) -> Iterator[Site]:
-    """Every sharding string of the module, in the documented order."""
+def sites(module: ir.Operation, ops: bool = True) -> Iterator[Site]:
+    """Every sharding string of the module, in the documented order; with `ops` False only
+    those of the module and of func arguments/results (no walk over the ops)."""
     mod = module
     for attr in MODULE_SHARDING_ATTRS:
         if attr in mod.attributes:
@@ -101,7 +102,8 @@ def sites(module: ir.Operation) -> Iterator[Site]:
     for func in funcs(module):
         yield from _attr_sites(func, "arg_attrs", "arg")
         yield from _attr_sites(func, "res_attrs", "result")
-        yield from op_sites(func)
+        if ops:
+            yield from op_sites(func)
 
 
 def _module_sites(mod: ir.Operation, attr: str) -> Iterator[Site]:
@@ -218,9 +220,7 @@ def transform_shardings(module: ir.Operation, fn: Callable[[str, Site], str]) ->
             changed += 1
             attr = ir.StringAttr.get(new)
             if site.kind in ("arg", "result"):
-                value_attrs(edits, site).dicts[site.index][
-                    SHARDING
-                ] = attr
+                value_attrs(edits, site).dicts[site.index][SHARDING] = attr
             else:
                 _write(site, attr)
         for attrs in edits.values():

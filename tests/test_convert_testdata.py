@@ -42,7 +42,7 @@ def test_testdata_covers_the_issue_cases():
 
 @pytest.mark.parametrize(("entry", "graph"), OK)
 def test_graph_compiles_to_the_same_program(entry, graph):
-    converted = convert(graph, num_devices=entry["num_devices"])
+    converted = convert(graph, num_devices=entry["num_devices"], validate=True)
     assert "mhlo.sharding" not in converted
     assert "sdy.mesh @mesh" in converted
     report = compare(graph, converted, entry["num_devices"])

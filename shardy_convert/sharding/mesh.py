@@ -203,7 +203,11 @@ class MeshPlan:
         return {s.name: s.size for s in self.spans}
 
     def tensor_sharding(self, s: HloSharding, rank: int, name: str = MESH_NAME) -> TensorSharding:
-        """`s` on this mesh for a value of the given rank (not for tuples)."""
+        """`s` on this mesh for a value of the given rank (not for tuples). Cached: a module
+        repeats a few distinct shardings on thousands of values."""
+        return _tensor_sharding(self, s, rank, name)
+
+    def _tensor_sharding(self, s: HloSharding, rank: int, name: str) -> TensorSharding:
         if s.kind is Kind.MAXIMAL:
             return TensorSharding(maximal_mesh_name(s.device))
         if s.kind is Kind.UNKNOWN:
@@ -250,6 +254,11 @@ class MeshPlan:
 
     def _refs_by_tile_dim(self, s: HloSharding) -> list[tuple[AxisRef, ...]]:
         return _refs_by_tile_dim(self, s)
+
+
+@functools.lru_cache(maxsize=4096)
+def _tensor_sharding(plan: MeshPlan, s: HloSharding, rank: int, name: str) -> TensorSharding:
+    return plan._tensor_sharding(s, rank, name)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -1,4 +1,4 @@
-# ruff: noqa: F821, E501  (lit injects `config`)
+# ruff: noqa: F821  (lit injects `config`)
 # lit configuration: one .mlir file per pass (Shardy/XLA style), run from tests/test_lit.py.
 # RUN lines call `shardy-convert` and `filecheck` from the project's virtualenv (PATH).
 import os
@@ -14,4 +14,6 @@ config.environment["PATH"] = os.environ["PATH"]
 for var in ("XLA_FLAGS", "HOME", "PYTHONPATH"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
-config.substitutions.append(("%testdata", os.path.join(config.test_source_root, "..", "..", "testdata")))
+config.substitutions.append(
+    ("%testdata", os.path.join(config.test_source_root, "..", "..", "testdata"))
+)

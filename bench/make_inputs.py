@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Make the benchmark inputs with REAL torch_xla 2.9 runs (never written by hand).
+
+    .venv-torch/bin/python bench/make_inputs.py            # what is missing
+    .venv-torch/bin/python bench/make_inputs.py --force    # everything again
+    .venv-torch/bin/python bench/make_inputs.py --only transformer_L96 small
+
+Each input is traced in a child process of its own (torch_xla fixes the device count per
+process): `PJRT_DEVICE=CPU CPU_NUM_DEVICES=N`, `xr.use_spmd()`, the program traced lazily and
+lowered with `xm.get_stablehlo([outputs])` -- nothing is compiled or run, so even 256 virtual
+CPU devices cost only ~1 GB of RSS (PJRT's CPU client creates the devices, nothing else).
+The small dump is the exception: torch_xla only writes `XLA_SAVE_TENSORS_FILE` when a graph
+is executed, so that one runs (8 devices, one small block).
+
+Outputs in bench/out/ (git-ignored):
+  transformer_L{8,32,96}.mlir  pre-LN transformer, L layers, forward + loss.backward(),
+                               [loss] + gradients as outputs, mesh (8, 8) ('fsdp', 'tp')
+  forward256_permuted.mlir     48-layer forward on 256 devices, Mesh(device_ids=<a fixed random
+                               permutation>, (16, 16), ('fsdp', 'tp'))
+  big.mlir                     the 64-device transformer with BIG_LAYERS layers (>= 10 MB)
+  small.dump                   a torch_xla dump (XLA_STABLEHLO_COMPILE=1 XLA_SAVE_TENSORS_FILE
+                               XLA_SAVE_TENSORS_FMT=stablehlo) of one block on 8 devices
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "out"
+SELF = Path(__file__).resolve()
+BIG_LAYERS = 520  # ~20.8 kB per layer -> ~10.8 MB
+
+# name -> (kind, devices, options)
+INPUTS = {
+    "transformer_L8": ("transformer", 64, {"layers": 8}),
+    "transformer_L32": ("transformer", 64, {"layers": 32}),
+    "transformer_L96": ("transformer", 64, {"layers": 96}),
+    "forward256_permuted": ("forward256", 256, {"layers": 48}),
+    "big": ("transformer", 64, {"layers": BIG_LAYERS}),
+    "small": ("small_dump", 8, {}),
+}
+
+
+def path_of(name: str) -> Path:
+    return OUT / (name + (".dump" if INPUTS[name][0] == "small_dump" else ".mlir"))
+
+
+# --------------------------------------------------------------------------------------
+# Children (inside the torch_xla process)
+# --------------------------------------------------------------------------------------
+
+
+def _torch_xla():
+    import numpy as np
+    import torch
+    import torch_xla
+    import torch_xla.core.xla_model as xm
+    import torch_xla.distributed.spmd as xs
+    import torch_xla.runtime as xr
+
+    xr.use_spmd()
+    torch.manual_seed(0)
+    np.random.seed(0)
+    return np, torch, torch_xla, xm, xs
+
+
+def _model(torch, xs, mesh, layers, H, NH, MLP, B, S, dev):
+    """A pre-LN transformer (LayerNorm without affine, Linear without bias: ~145 lines and
+    ~21 kB of StableHLO per layer with backward on 64 devices, so 96 layers is about the
+    1.85 MB / 13.5k-line module of issue 4) whose weights are FSDP x TP sharded, with
+    annotations on the q/k/v heads and on each block's output."""
+    nn, F = torch.nn, torch.nn.functional
+    HD = H // NH
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1 = nn.LayerNorm(H, elementwise_affine=False)
+            self.wq = nn.Linear(H, H, bias=False)
+            self.wk = nn.Linear(H, H, bias=False)
+            self.wv = nn.Linear(H, H, bias=False)
+            self.wo = nn.Linear(H, H, bias=False)
+            self.ln2 = nn.LayerNorm(H, elementwise_affine=False)
+            self.up = nn.Linear(H, MLP, bias=False)
+            self.down = nn.Linear(MLP, H, bias=False)
+
+        def forward(self, x):
+            h = self.ln1(x)
+
+            def heads(p):
+                p = p.view(B, S, NH, HD).transpose(1, 2)  # (B, NH, S, HD)
+                xs.mark_sharding(p, mesh, ("fsdp", "tp", None, None))
+                return p
+
+            q, k, v = heads(self.wq(h)), heads(self.wk(h)), heads(self.wv(h))
+            att = (q @ k.transpose(-2, -1)) / (HD**0.5)
+            mask = torch.ones(S, S, device=x.device).tril() == 0
+            att = att.masked_fill(mask, float("-inf")).softmax(dim=-1)
+            o = (att @ v).transpose(1, 2).reshape(B, S, H)
+            x = x + self.wo(o)
+            x = x + self.down(F.gelu(self.up(self.ln2(x))))
+            xs.mark_sharding(x, mesh, ("fsdp", None, None))
+            return x
+
+    model = nn.Sequential(*[Block() for _ in range(layers)]).to(dev)
+    for block in model:
+        for lin in (block.wq, block.wk, block.wv, block.up):  # column parallel
+            xs.mark_sharding(lin.weight, mesh, ("tp", "fsdp"))
+        for lin in (block.wo, block.down):  # row parallel
+            xs.mark_sharding(lin.weight, mesh, ("fsdp", "tp"))
+    return model
+
+
+def child_transformer(layers: int) -> str:
+    """Forward + backward on 64 devices, mesh (8, 8) ('fsdp', 'tp'), gradients as outputs."""
+    np, torch, torch_xla, xm, xs = _torch_xla()
+    dev = torch_xla.device()
+    mesh = xs.Mesh(np.arange(64), (8, 8), ("fsdp", "tp"))
+    B, S = 8, 16
+    model = _model(torch, xs, mesh, layers, H=64, NH=8, MLP=128, B=B, S=S, dev=dev)
+    x = torch.randn(B, S, 64).to(dev)
+    xs.mark_sharding(x, mesh, ("fsdp", None, None))
+    loss = model(x).pow(2).mean()
+    loss.backward()
+    return xm.get_stablehlo([loss] + [p.grad for p in model.parameters()])
+
+
+def child_forward256(layers: int) -> str:
+    """Forward only on 256 devices in a custom (permuted, non-iota) device order."""
+    np, torch, torch_xla, xm, xs = _torch_xla()
+    dev = torch_xla.device()
+    perm = np.random.RandomState(256).permutation(256)
+    mesh = xs.Mesh(perm, (16, 16), ("fsdp", "tp"))
+    B, S = 16, 16
+    model = _model(torch, xs, mesh, layers, H=128, NH=16, MLP=256, B=B, S=S, dev=dev)
+    x = torch.randn(B, S, 128).to(dev)
+    xs.mark_sharding(x, mesh, ("fsdp", None, None))
+    with torch.no_grad():
+        out = model(x)
+    return xm.get_stablehlo([out])
+
+
+def child_small_dump() -> None:
+    """One block, forward + backward, executed so torch_xla writes its dump file."""
+    np, torch, torch_xla, _, xs = _torch_xla()
+    dev = torch_xla.device()
+    mesh = xs.Mesh(np.arange(8), (2, 4), ("fsdp", "tp"))
+    model = _model(torch, xs, mesh, 1, H=32, NH=4, MLP=64, B=4, S=8, dev=dev)
+    x = torch.randn(4, 8, 32).to(dev)
+    xs.mark_sharding(x, mesh, ("fsdp", None, None))
+    loss = model(x).pow(2).mean()
+    loss.backward()
+    torch_xla.sync()
+    loss.cpu()
+
+
+def child(name: str, result: Path) -> None:
+    kind, _, opts = INPUTS[name]
+    if kind == "small_dump":
+        child_small_dump()
+        return
+    text = {"transformer": child_transformer, "forward256": child_forward256}[kind](**opts)
+    result.write_text(text)
+
+
+# --------------------------------------------------------------------------------------
+# Parent
+# --------------------------------------------------------------------------------------
+
+
+def produce(name: str) -> dict:
+    kind, devices, _ = INPUTS[name]
+    work = Path(tempfile.mkdtemp(prefix=f"bench-{name}-"))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("XLA_", "PJRT_", "CPU_NUM_DEVICES", "TPU_", "JAX_"))
+    }
+    env.update(PJRT_DEVICE="CPU", CPU_NUM_DEVICES=str(devices), TF_CPP_MIN_LOG_LEVEL="2")
+    if kind == "small_dump":
+        env.update(
+            XLA_STABLEHLO_COMPILE="1",
+            XLA_SAVE_TENSORS_FILE=str(work / "dump"),
+            XLA_SAVE_TENSORS_FMT="stablehlo",
+        )
+    cmd = [sys.executable, str(SELF), "--child", name, "--result", str(work / "result.mlir")]
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run(
+            cmd, env=env, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        seconds = time.perf_counter() - t0
+        if p.returncode != 0:
+            tail = "\n".join(p.stdout.strip().splitlines()[-8:])
+            raise RuntimeError(f"{name}: torch_xla child exited {p.returncode}:\n{tail}")
+        made = work / ("dump.0" if kind == "small_dump" else "result.mlir")
+        if not made.exists() or made.stat().st_size == 0:
+            raise RuntimeError(f"{name}: torch_xla wrote nothing ({made.name})")
+        OUT.mkdir(parents=True, exist_ok=True)
+        target = path_of(name)
+        tmp = target.with_suffix(target.suffix + ".tmp")
+        shutil.copyfile(made, tmp)
+        os.replace(tmp, target)  # atomic: an interrupted run leaves no half file behind
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return {"name": name, "seconds": seconds, "bytes": target.stat().st_size}
+
+
+def make(names, force: bool = False, log=print) -> list[dict]:
+    """Makes the missing inputs (all with force); returns what was made, with timings."""
+    made = []
+    for name in names:
+        target = path_of(name)
+        if target.exists() and not force:
+            log(f"  {target.name:<26} cached ({target.stat().st_size / 1e6:.2f} MB)")
+            continue
+        r = produce(name)
+        log(f"  {target.name:<26} made in {r['seconds']:6.1f} s ({r['bytes'] / 1e6:.2f} MB)")
+        made.append(r)
+    return made
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--force", action="store_true", help="regenerate even when the file exists")
+    ap.add_argument("--only", nargs="+", choices=sorted(INPUTS), help="only these inputs")
+    ap.add_argument("--child", choices=sorted(INPUTS), help=argparse.SUPPRESS)
+    ap.add_argument("--result", type=Path, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        child(args.child, args.result)
+        return 0
+    try:
+        import torch_xla  # noqa: F401  (fail early, with a clear message)
+    except ImportError:
+        print(
+            f"error: {sys.executable} has no torch_xla; run with the torch venv "
+            "(.venv-torch/bin/python bench/make_inputs.py)",
+            file=sys.stderr,
+        )
+        return 2
+    print(f"bench inputs in {OUT} (torch_xla via {sys.executable}):")
+    t0 = time.perf_counter()
+    make(args.only or list(INPUTS), force=args.force)
+    print(f"  total {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
