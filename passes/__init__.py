@@ -13,8 +13,7 @@ from .import_shardings import ImportShardingsPass
 from .v1_to_v2 import V1ToV2Pass
 
 PASSES = {
-    p.NAME: p
-    for p in (V1ToV2Pass, ImportShardingsPass, ImportCustomCallsPass, ExportShardingsPass)
+    p.NAME: p for p in (V1ToV2Pass, ImportShardingsPass, ImportCustomCallsPass, ExportShardingsPass)
 }
 
 __all__ = [

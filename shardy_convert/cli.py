@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from typing import ClassVar
 
 import click
 
@@ -19,7 +20,7 @@ class _LazyGroup(click.Group):
     """A group whose heavier commands are imported only when used (cold start matters: the
     convert path should cost little more than importing jaxlib's MLIR)."""
 
-    lazy = {
+    lazy: ClassVar[dict[str, str]] = {
         "diff": "shardy_convert.cli_diff:diff",
         "inspect": "shardy_convert.cli_inspect:inspect_command",
         "to-gspmd": "shardy_convert.cli_diff:to_gspmd",
