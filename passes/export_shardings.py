@@ -20,7 +20,7 @@ from shardy_convert.errors import ShardyConvertError
 from shardy_convert.mlir import format_location
 from shardy_convert.sharding.export import to_hlo
 from shardy_convert.sharding.sdy import AxisRef, DimSharding, Mesh, TensorSharding
-from shardy_convert.walker import SHARDING, ValueAttrs, body, funcs
+from shardy_convert.walker import SHARDING, ValueAttrs, body, find_ops, funcs
 
 SDY_SHARDING = "sdy.sharding"
 MANUAL_COMPUTATION = "sdy.manual_computation"
@@ -194,15 +194,7 @@ def _callee(call: ir.Operation) -> str:
 
 
 def _calls(func: ir.Operation) -> Iterator[tuple[ir.Operation, tuple[str, ...]]]:
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "func.call":
-            found.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    func.walk(visit, ir.WalkOrder.PRE_ORDER)
-    for call in found:
+    for call in find_ops(func, lambda op: op.name == "func.call"):
         yield call, lexical_manual_axes(call)
 
 
@@ -226,14 +218,7 @@ def _union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
 
 def _check_exportable(module: ir.Operation) -> None:
     """Fail before touching anything: sdy ops this pass cannot spell in GSPMD."""
-    bad: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name.startswith("sdy.") and op.name not in _HANDLED:
-            bad.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit, ir.WalkOrder.PRE_ORDER)
+    bad = find_ops(module, lambda op: op.name.startswith("sdy.") and op.name not in _HANDLED)
     if bad:
         raise ShardyConvertError(
             f"{bad[0].name} has no GSPMD form (export the front-end form JAX emits, not "

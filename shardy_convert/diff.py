@@ -36,7 +36,15 @@ from .errors import ShardyConvertError, ShardyConvertWarning
 from .mlir import format_location, has_locations, is_bytecode, new_context, print_module
 from .sharding import HloSharding
 from .sharding.canonical import canonical
-from .walker import MODULE_SHARDING_ATTRS, SHARDING, Site, funcs, sites, transform_shardings
+from .walker import (
+    MODULE_SHARDING_ATTRS,
+    SHARDING,
+    Site,
+    find_ops,
+    funcs,
+    sites,
+    transform_shardings,
+)
 
 SHARDING_CALLS = ("Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape")
 _CLIP = 120
@@ -244,15 +252,7 @@ def inline_calls(module: ir.Operation) -> None:
 
 
 def _calls(root: ir.Operation) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "func.call":
-            found.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
+    return find_ops(root, lambda op: op.name == "func.call")
 
 
 def _callee(call: ir.Operation) -> str:

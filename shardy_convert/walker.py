@@ -165,6 +165,21 @@ def _clip(value: object, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def find_ops(root: ir.Operation, keep: Callable[[ir.Operation], bool]) -> list[ir.Operation]:
+    """The ops nested in `root` (not `root` itself) for which `keep` is true, in pre-order."""
+    root = root.operation
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        op = op.operation
+        if op != root and keep(op):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
 def op_sites(root: ir.Operation) -> list[Site]:
     """Shardings on the ops nested in `root`, pre-order."""
     found: list[ir.Operation] = []
