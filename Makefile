@@ -3,6 +3,10 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
+# torch 2.9.0 + torch-xla 2.9.0 (~7.5 GB) live in a venv of their own: only `make testdata`
+# and the bench inputs need them.
+TORCH_VENV ?= .venv-torch
+TORCH_PY := $(TORCH_VENV)/bin/python
 
 .DEFAULT_GOAL := help
 .PHONY: help install test lint format testdata golden bench clean
@@ -18,7 +22,7 @@ install: $(PY) ## create .venv and install shardy-convert with its test tools (e
 	$(PIP) install --quiet -e '.[test]'
 	@$(VENV)/bin/shardy-convert --version
 
-test: ## run the whole test suite (unit, property, lit/FileCheck, compile checks on 8 CPU devices)
+test: ## run the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices)
 	$(PY) -m pytest -q
 
 lint: ## ruff check and format check
@@ -29,15 +33,19 @@ format: ## ruff format and autofix
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-testdata: $(PY) ## regenerate testdata/ with real torch_xla 2.9 and JAX runs (installs the torch-xla extra, ~7.5 GB)
-	$(PIP) install --quiet -e '.[test,torch-xla]'
-	$(PY) testdata/make_testdata.py
+$(TORCH_PY):
+	$(PYTHON) -m venv $(TORCH_VENV)
+	$(TORCH_VENV)/bin/pip install --quiet --upgrade pip
+	$(TORCH_VENV)/bin/pip install --quiet -e '.[torch-xla]'
+
+testdata: $(TORCH_PY) ## regenerate testdata/ with real torch_xla 2.9 and JAX runs (venv .venv-torch with the torch-xla extra, ~7.5 GB, ~2 min)
+	$(TORCH_PY) testdata/make_testdata.py
 
 golden: ## regenerate the expected outputs under testdata/golden/ from the current converter
 	$(PY) testdata/make_golden.py
 
-bench: $(PY) ## benchmark: real torch_xla inputs (made with .venv-torch or the torch-xla extra), convert vs jaxlib's parse+verify+print floor, CLI cold start, V1->V2, hook
-	$(PY) bench/run.py $(BENCH_ARGS)
+bench: $(PY) $(TORCH_PY) ## benchmark: real torch_xla inputs, convert vs jaxlib's parse+verify+print floor, CLI cold start, V1->V2, hook
+	$(PY) bench/run.py --torch-python $(TORCH_PY) $(BENCH_ARGS)
 
 clean: ## remove caches and build output (keeps .venv)
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache tests/lit/Output
