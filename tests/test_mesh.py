@@ -185,3 +185,11 @@ def test_to_hlo_of_sub_axes():
         "mesh", (DimSharding((AxisRef("a", 1, 2),)), DimSharding((AxisRef("a", 2, 3),)))
     )
     assert to_hlo(ts, Mesh((("a", 6),))) == parse("{devices=[2,3]<=[6]}")
+
+
+def test_unreduced_subgroup_round_trips():
+    s = parse("{devices=[2,1,4]<=[8] last_tile_dims={unreduced}}")
+    plan = plan_mesh([s])
+    ts = plan.tensor_sharding(s, 2)
+    assert str(ts) == '<@mesh, [{"_axis_0"}, {}], unreduced={"_axis_1"}>'
+    assert to_hlo(ts, plan.mesh) == s

@@ -38,9 +38,11 @@ def to_hlo(sharding: TensorSharding, mesh: Mesh, manual_axes: tuple[str, ...] = 
         perm.extend(index[k] for k in keys)
         dims.append(math.prod(reshape[index[k]] for k in keys))
     manual = [index[(a, lo)] for a in manual_axes for lo in pieces[a]]
-    rest = [k for k in range(len(order)) if k not in perm and k not in manual]
+    unreduced = [index[k] for ref in sharding.unreduced for k in _ref_pieces(ref, sizes, pieces)]
+    rest = [k for k in range(len(order)) if k not in {*perm, *manual, *unreduced}]
     subgroups = []
-    for group, kind in ((manual, "manual"), (rest, "replicated")):
+    # XLA's subgroup order: manual, unreduced, replicated.
+    for group, kind in ((manual, "manual"), (unreduced, "unreduced"), (rest, "replicated")):
         size = math.prod(reshape[k] for k in group)
         if size > 1:
             perm.extend(group)
