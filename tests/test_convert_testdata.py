@@ -8,6 +8,8 @@ the original annotates them, and equal results on random inputs.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from shardy_convert import ShardyConvertError, convert, dump
@@ -76,3 +78,16 @@ def test_jax_gspmd_converts_to_what_jax_lowers_with_shardy(entry):
     b = compile_module(reference, n, shardy=True)
     assert a.parameters == b.parameters
     assert a.outputs == b.outputs
+
+
+def test_compare_catches_a_moved_shard():
+    """The check can fail: dropping the mesh's device order still compiles, but moves every
+    shard of torch_xla's custom-order graph, and compare() names the parameters."""
+    graph = (TESTDATA / "torch_xla" / "custom_device_ids_manual.mlir").read_text()
+    converted = convert(graph, num_devices=8)
+    wrong = re.sub(r", device_ids=\[[0-9, ]+\]", "", converted, count=1)
+    wrong = re.sub(r", device_ids = dense<[^>]*> : tensor<8xi64>", "", wrong)
+    assert wrong != converted
+    report = compare(graph, wrong, 8)
+    assert not report.ok
+    assert any(d.startswith("parameter 0:") for d in report.differences), str(report)

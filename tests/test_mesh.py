@@ -193,3 +193,10 @@ def test_unreduced_subgroup_round_trips():
     ts = plan.tensor_sharding(s, 2)
     assert str(ts) == '<@mesh, [{"_axis_0"}, {}], unreduced={"_axis_1"}>'
     assert to_hlo(ts, plan.mesh) == s
+
+
+def test_shardings_of_no_common_mesh_are_an_error():
+    views = [parse("{devices=[2,3]<=[6]}"), parse("{devices=[2,3]<=[2,3]T(1,0)}")]
+    views.append(parse("{devices=[3,2]<=[6]}"))
+    with pytest.raises(ShardingValueError, match="not views of one device mesh"):
+        plan_mesh(views)

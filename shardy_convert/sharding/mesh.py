@@ -160,7 +160,7 @@ def merge_refs(refs: Sequence[AxisRef], sizes: dict[str, int]) -> tuple[AxisRef,
 def find_device_order(tiled: Sequence[HloSharding], n: int) -> tuple[int, ...] | None:
     """A mesh order in which every tiled sharding has an iota form with a local mesh.
 
-    None when the identity order already works. Otherwise devices are sorted by their tile
+    None when the identity order already works; ShardingValueError when no order does. Otherwise devices are sorted by their tile
     coordinates in each sharding (data dims only: ids inside a replication group carry no
     order), the first sharding most significant. For a torch_xla mesh (2,4) with
     device_ids=[7,6,...,0] and a sharding ('x','y'), device 7 sits at tile (0,0), so the
@@ -178,9 +178,12 @@ def find_device_order(tiled: Sequence[HloSharding], n: int) -> tuple[int, ...] |
         keys.extend(key)
     # np.lexsort sorts by the last key first; device id breaks the remaining ties.
     order = tuple(int(d) for d in np.lexsort([np.arange(n), *keys[::-1]]))
-    if all(_has_local_mesh(s.relabel(order)) for s in tiled):
-        return order
-    return None
+    if not all(_has_local_mesh(s.relabel(order)) for s in tiled):
+        raise ShardingValueError(
+            "the shardings of this module are not views of one device mesh: "
+            + ", ".join(f'"{s}"' for s in tiled[:4])
+        )
+    return order
 
 
 def _has_local_mesh(s: HloSharding) -> bool:
@@ -312,11 +315,6 @@ def plan_mesh(
     counted = _device_count(tiled, num_devices, hint)
     n = counted or 1
     order = find_device_order(tiled, n) if tiled else None
-    if tiled and order is None and not all(_has_local_mesh(s) for s in tiled):
-        raise ShardingValueError(
-            "the shardings of this module are not views of one device mesh: "
-            + ", ".join(f'"{s}"' for s in tiled[:4])
-        )
     if hint:
         spans = spans_from_sizes(hint)
     else:
