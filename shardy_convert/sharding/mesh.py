@@ -161,10 +161,11 @@ def find_device_order(tiled: Sequence[HloSharding], n: int) -> tuple[int, ...] |
     """A mesh order in which every tiled sharding has an iota form with a local mesh.
 
     None when the identity order already works; ShardingValueError when no order does.
-    Otherwise devices are sorted by their tile coordinates in each sharding (data dims only:
-    ids inside a replication group carry no order), the first sharding most significant. For a torch_xla mesh (2,4) with
-    device_ids=[7,6,...,0] and a sharding ('x','y'), device 7 sits at tile (0,0), so the
-    order starts 7, 6, ... and relabelling by it turns every list into an iota.
+    Otherwise devices are sorted by their tile coordinates in each sharding (data dims
+    only: ids inside a replication group carry no order), the first sharding most
+    significant. For a torch_xla mesh (2,4) with device_ids=[7,6,...,0] and a sharding
+    ('x','y'), device 7 sits at tile (0,0), so the order starts 7, 6, ... and relabelling
+    by it turns every list into an iota.
     """
     if all(_has_local_mesh(s) for s in tiled):
         return None
