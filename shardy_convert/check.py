@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -249,3 +250,31 @@ def _run(compiled: Compiled, inputs: list[np.ndarray]) -> list[np.ndarray]:
         )
         values.append(np.asarray(arr))
     return values
+
+
+def check_inputs(
+    inputs: Sequence[str], devices: int | None, mesh: str | None
+) -> Iterator[tuple[str, Report | ShardyConvertError]]:
+    """`check`: per graph, convert and compare the compiled programs; yields where (`FILE` or
+    `FILE:graph N`) and the report, or the located error."""
+    from . import batch, dump
+    from .converter import convert
+
+    for item in batch.expand(inputs):
+        try:
+            source = dump.read(batch.read_input(item.name), item.name)
+        except ShardyConvertError as e:
+            yield item.name, e.located(file=item.name)
+            continue
+        count = devices or source.device_count
+        ensure_devices(max(count or 1, 1))
+
+        def one(graph: dump.Graph, count: int | None = count) -> Report:
+            result = convert(
+                graph.text, mesh=mesh, num_devices=devices, fallback_devices=count, validate=True
+            )
+            return compare(graph.text, result, count or 1)
+
+        for graph, outcome in zip(source.graphs, dump.for_each_graph(source, one, item.name)):
+            where = item.name if graph.index is None else f"{item.name}:graph {graph.index}"
+            yield where, outcome

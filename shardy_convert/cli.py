@@ -13,17 +13,18 @@ from typing import ClassVar
 import click
 
 from . import __version__
-from .errors import ShardyConvertError
+from .errors import ShardyConvertError, UsageError, describe
 
 
 class _LazyGroup(click.Group):
     """A group whose heavier commands are imported only when used (cold start matters: the
-    convert path should cost little more than importing jaxlib's MLIR)."""
+    convert path should cost little more than importing jaxlib's MLIR). It is also the one
+    error boundary: whatever a command raises is printed here as one line (exit 1), usage
+    errors as click's (exit 2), never a traceback."""
 
     lazy: ClassVar[dict[str, str]] = {
         "diff": "shardy_convert.cli_diff:diff",
         "inspect": "shardy_convert.cli_inspect:inspect_command",
-        "to-gspmd": "shardy_convert.cli_diff:to_gspmd",
     }
 
     def list_commands(self, ctx) -> list[str]:
@@ -37,6 +38,29 @@ class _LazyGroup(click.Group):
         module, attr = self.lazy[name].split(":")
         return getattr(importlib.import_module(module), attr)
 
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except UsageError as e:
+            raise click.UsageError(e.message) from None
+        except BrokenPipeError:
+            _quiet_stdout()
+            raise click.exceptions.Exit(1) from None
+        except Exception as e:
+            click.echo(describe(e), err=True)
+            raise _Failed() from None
+
+
+def _quiet_stdout() -> None:
+    """After the reader of our stdout went away (`... | head`): no more output, and no
+    "Exception ignored ... BrokenPipeError" when Python flushes stdout at exit."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
 
 class _Failed(click.exceptions.Exit):
     """Exit 1 after the errors were printed."""
@@ -45,10 +69,26 @@ class _Failed(click.exceptions.Exit):
         super().__init__(1)
 
 
+class _Mesh(click.ParamType):
+    """`--mesh NAME=SIZE,...`, checked when the command line is read (a usage error)."""
+
+    name = "NAME=SIZE,..."
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value
+        from .converter import parse_mesh
+
+        try:
+            return parse_mesh(value)
+        except ShardyConvertError as e:
+            self.fail(e.message, param, ctx)
+
+
 def _mesh_option(f):
     return click.option(
         "--mesh",
-        metavar="NAME=SIZE,...",
+        type=_Mesh(),
         help="Mesh axis names, order and sizes to use (default _axis_0, _axis_1, ...).",
     )(f)
 
@@ -58,6 +98,21 @@ def _num_devices_option(f):
         "--num-devices",
         type=click.IntRange(min=1),
         help="Device count; the shardings must agree. Needed when all are replicated.",
+    )(f)
+
+
+def _inputs(f):
+    return click.argument(
+        "inputs", nargs=-1, required=True, type=click.Path(exists=True, allow_dash=True)
+    )(f)
+
+
+def _output(f):
+    return click.option(
+        "-o",
+        "--output",
+        type=click.Path(),
+        help="Output file or directory (default stdout; needed for several inputs).",
     )(f)
 
 
@@ -74,10 +129,8 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 
 
 @main.command()
-@click.argument("inputs", nargs=-1, required=True, type=click.Path(allow_dash=True))
-@click.option(
-    "-o", "--output", type=click.Path(), help="Output file or directory (default stdout)."
-)
+@_inputs
+@_output
 @click.option(
     "--emit",
     type=click.Choice(["text", "bytecode", "portable"]),
@@ -105,10 +158,9 @@ def convert(
     inputs, output, emit, target_version, mesh, num_devices, imported, validate, jobs
 ) -> None:
     """Convert modules or torch_xla dumps to Shardy; `-` reads stdin."""
-    from .files import Job, run_jobs
-
-    job = Job(
-        "convert",
+    if target_version is not None and emit != "portable":
+        _warn("--target-version only applies with --emit portable; ignored")
+    options = dict(
         emit=emit,
         target_version=target_version,
         mesh=mesh,
@@ -116,19 +168,68 @@ def convert(
         imported=imported,
         validate=validate,
     )
-    _run(lambda: run_jobs(job, inputs, output, jobs))
+    _run_batch("convert", options, inputs, output, jobs)
 
 
 @main.command()
-@click.argument("inputs", nargs=-1, required=True, type=click.Path(allow_dash=True))
-@click.option(
-    "-o", "--output", type=click.Path(), help="Output file or directory (default stdout)."
-)
+@_inputs
+@_output
 def v2(inputs, output) -> None:
     """Only rewrite V1 device lists to V2 iota form; the module stays GSPMD."""
-    from .files import Job, run_jobs
+    _run_batch("v2", {}, inputs, output)
 
-    _run(lambda: run_jobs(Job("v2"), inputs, output))
+
+@main.command("to-gspmd")
+@_inputs
+@_output
+@click.option(
+    "--emit",
+    type=click.Choice(["text", "bytecode"]),
+    help="Output form (default: the input's own form).",
+)
+def to_gspmd(inputs, output, emit) -> None:
+    """Export Shardy modules or dumps back to GSPMD mhlo.sharding strings (V2)."""
+    _run_batch("to-gspmd", {"emit": emit}, inputs, output)
+
+
+def _run_batch(transform: str, options: dict, inputs, output, jobs: int = 1) -> None:
+    """Runs a batch command: prints each failure and, for several inputs, a summary."""
+    from .batch import Job, plan, run
+
+    items = plan(inputs, output)
+    failures = 0
+    with _progress(len(items)) as bar:
+        for outcome in run(Job(transform, options), items, jobs):
+            bar.update(1)
+            for message in outcome.errors:
+                click.echo(message, err=True)
+            failures += bool(outcome.errors)
+    if len(items) > 1:
+        click.echo(f"{len(items) - failures} of {len(items)} inputs converted", err=True)
+    if failures:
+        raise _Failed()
+
+
+def _progress(count: int):
+    """A progress bar on a terminal for batches; nothing otherwise."""
+    if count > 1 and sys.stderr.isatty():
+        return click.progressbar(length=count, label="converting", file=sys.stderr)
+    return _NoBar()
+
+
+class _NoBar:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, n: int) -> None:
+        pass
+
+
+def _warn(message: str) -> None:
+    click.echo(f"warning: {message}", err=True)
 
 
 @main.command()
@@ -145,27 +246,27 @@ def v2(inputs, output) -> None:
 @_num_devices_option
 def opt(input, passes, split_input_file, mesh, num_devices) -> None:
     """Run chosen passes on one module and print it (like mlir-opt / sdy_opt)."""
-    from .converter import parse_mesh, run_passes, split_input
-    from .files import read_input
+    from .batch import read_input
+    from .converter import run_passes, split_input
+    from .dump import as_text
     from .pipeline import Options
 
-    def action() -> int:
-        text = read_input(input).decode()
-        options = Options(num_devices=num_devices, mesh=parse_mesh(mesh))
-        names = [n.strip() for n in passes.split(",") if n.strip()]
-        cases = split_input(text) if split_input_file else [text]
-        failures = 0
-        for k, case in enumerate(cases):
-            if k:
-                click.echo("// -----")
-            try:
-                click.echo(run_passes(case, names, options), nl=False)
-            except ShardyConvertError as e:
-                click.echo(str(e.located(file=input)), err=True)
-                failures += 1
-        return failures
-
-    _run(action)
+    data = read_input(input)
+    text = as_text(data)
+    options = Options(num_devices=num_devices, mesh=mesh)
+    names = [n.strip() for n in passes.split(",") if n.strip()]
+    cases = split_input(text) if split_input_file and text is not None else [text or data]
+    failures = 0
+    for k, case in enumerate(cases):
+        if k:
+            click.echo("// -----")
+        try:
+            click.echo(run_passes(case, names, options), nl=False)
+        except ShardyConvertError as e:
+            click.echo(str(e.located(file=input)), err=True)
+            failures += 1
+    if failures:
+        raise _Failed()
 
 
 @main.command()
@@ -183,9 +284,18 @@ def check(inputs, devices, mesh) -> None:
     # Before jaxlib loads: XLA's C++ warnings (GSPMD deprecation, device lists) would drown
     # the report.
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    from .files import check_inputs
+    from .check import check_inputs
 
-    _run(lambda: check_inputs(inputs, devices, mesh))
+    failures = 0
+    for where, outcome in check_inputs(inputs, devices, mesh):
+        if isinstance(outcome, ShardyConvertError):
+            click.echo(str(outcome), err=True)
+            failures += 1
+        else:
+            click.echo(f"{where}: {outcome}")
+            failures += not outcome.ok
+    if failures:
+        raise _Failed()
 
 
 @main.command("list-passes")
@@ -198,20 +308,6 @@ def list_passes() -> None:
         doc = " ".join((cls.__doc__ or "").split())
         click.echo(f"{name}\n  {doc}\n")
     click.echo("convert pipeline: " + ",".join(CONVERT_PIPELINE))
-
-
-def _run(action) -> None:
-    """Runs a command's action; failures were printed, errors are printed here: exit 1."""
-    try:
-        failures = action()
-    except ShardyConvertError as e:
-        click.echo(str(e), err=True)
-        raise _Failed() from None
-    except Exception as e:  # a bug of ours: one line, not a traceback (exit 1)
-        click.echo(f"error: internal error: {type(e).__name__}: {e}", err=True)
-        raise _Failed() from None
-    if failures:
-        raise _Failed()
 
 
 if __name__ == "__main__":  # pragma: no cover

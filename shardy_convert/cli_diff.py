@@ -1,45 +1,15 @@
-"""`shardy-convert to-gspmd` and `shardy-convert diff`: thin commands over `shardy_convert.diff`.
+"""`shardy-convert diff`: a thin command over `shardy_convert.diff`.
 
-Registered on the main group in cli.py (`main.add_command(to_gspmd)`, `main.add_command(diff)`).
+Registered on the main group in cli.py (lazily).
 Exit codes as everywhere: 0 ok / equal, 1 a failure or a difference, 2 usage.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import click
 
+from .batch import read_input
 from .errors import ShardyConvertError
-from .files import Job, read_input, run_jobs
-
-
-@dataclass(frozen=True)
-class ExportJob(Job):
-    """A files.Job whose action is the export: each module (or dump graph) back to GSPMD."""
-
-    action: str = "to-gspmd"
-
-    def module(self, data: str | bytes, fallback_devices: int | None = None) -> str | bytes:
-        from .diff import to_gspmd as export
-
-        return export(data, emit=self.emit)
-
-
-@click.command("to-gspmd")
-@click.argument("inputs", nargs=-1, required=True, type=click.Path(allow_dash=True))
-@click.option(
-    "-o", "--output", type=click.Path(), help="Output file or directory (default stdout)."
-)
-@click.option(
-    "--emit",
-    type=click.Choice(["text", "bytecode"]),
-    help="Output form (default: the input's own form).",
-)
-def to_gspmd(inputs, output, emit) -> None:
-    """Export Shardy modules or dumps back to GSPMD mhlo.sharding strings (V2)."""
-    if run_jobs(ExportJob(emit=emit), inputs, output):
-        raise click.exceptions.Exit(1)
 
 
 @click.command("diff")

@@ -100,6 +100,16 @@ def to_v2(module: str | bytes) -> str | bytes:
         return _save_like(mod, module)
 
 
+def to_gspmd(module: str | bytes, *, emit: str | None = None) -> str | bytes:
+    """Exports a Shardy module back to GSPMD `mhlo.sharding` strings (see `diff.to_gspmd`)."""
+    from .diff import to_gspmd as export
+
+    return export(module, emit=emit)
+
+
+# The transforms the batch commands run on every module or dump graph, by command name.
+TRANSFORMS = {"convert": convert, "v2": to_v2, "to-gspmd": to_gspmd}
+
 SPLIT_MARKER = "// -----"
 
 

@@ -33,7 +33,7 @@ from jaxlib.mlir import ir
 
 from . import dump, formats
 from .errors import ShardyConvertError, ShardyConvertWarning
-from .mlir import format_location, has_locations, is_bytecode, new_context, print_module
+from .mlir import format_location, has_locations, new_context, print_module
 from .sharding import HloSharding
 from .sharding.canonical import canonical
 from .walker import (
@@ -130,9 +130,7 @@ def diff(
         try:
             found = diff_modules(x.text, y.text, names, inline=inline)
         except ShardyConvertError as e:
-            first = x if e.file == names[0] else y
-            e.location = dump.shift_location(e.location, first.first_line - 1)
-            raise e.located(graph=first.index if dump_a or dump_b else None) from None
+            raise (x if e.file == names[0] else y).locate(e) from None
         for d in found.differences:
             _place(d, x, y, names, dump_a, dump_b)
         result.extend(found)
@@ -186,13 +184,10 @@ def _side(data: str | bytes, ctx: ir.Context, name: str, convert: bool, inline: 
 def normalize(data: str | bytes, *, inline: bool = False) -> str:
     """The canonical text of a module or dump: the GSPMD form `diff` compares, every sharding
     in its canonical spelling, no locations. Inputs `diff` calls equal print the same."""
-    text = _text(data)
-    if isinstance(text, str) and dump.is_dump(text):
-        result, errors = dump.transform(text, lambda g: normalize_module(g.text, inline=inline))
-        if errors:
-            raise errors[0]
-        return result
-    return normalize_module(data, inline=inline)
+    result, errors = dump.transform(data, lambda g: normalize_module(g.text, inline=inline))
+    if errors:
+        raise errors[0]
+    return result
 
 
 def normalize_module(module: str | bytes, *, inline: bool = False) -> str:
@@ -535,29 +530,14 @@ def _canonical_backend_configs(module: ir.Operation) -> None:
 
 
 def _graphs(data: str | bytes, name: str) -> tuple[list[dump.Graph], bool]:
-    """The graphs of a dump, or the one module as graph 0 (first line 1)."""
-    text = _text(data)
-    if isinstance(text, str) and dump.is_dump(text):
-        try:
-            return dump.graphs(text), True
-        except ShardyConvertError as e:
-            raise e.located(file=name) from None
-    return [dump.Graph(0, text, 1)], False
-
-
-def _text(data: str | bytes) -> str | bytes:
-    """Text input as str (to look for dump markers); bytecode and non-UTF-8 bytes as given."""
-    if isinstance(data, str) or is_bytecode(data):
-        return data
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data
+    """The graphs of a dump, or the one module as graph None (first line 1)."""
+    source = dump.read(data, name)
+    return source.graphs, source.is_dump
 
 
 def _place(d: Difference, x: dump.Graph, y: dump.Graph, names, dump_a, dump_b) -> None:
-    d.location = dump.shift_location(d.location, x.first_line - 1)
-    d.other = dump.shift_location(d.other, y.first_line - 1)
+    d.location = x.shift(d.location)
+    d.other = y.shift(d.other)
     d.file, d.other_file = names
     d.graph = x.index if dump_a else None
     d.other_graph = y.index if dump_b else None

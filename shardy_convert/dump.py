@@ -1,9 +1,14 @@
-"""torch_xla dump files (`XLA_SAVE_TENSORS_FILE` with `XLA_SAVE_TENSORS_FMT=stablehlo`).
+"""torch_xla dump files (`XLA_SAVE_TENSORS_FILE` with `XLA_SAVE_TENSORS_FMT=stablehlo`), and
+the one per-graph loop every command uses.
 
 A dump holds several graphs, each after a header of Python frames, between a `## BEGIN_GRAPH`
 line and an `## END_GRAPH` line; the module text inside is followed by a `Graph Hash:` line.
 We keep every byte outside the module texts and replace each module, so the output is still a
 dump.
+
+`read(data)` gives any input (a module, or a dump) as graphs; `for_each_graph` runs a function
+on each and locates its errors once: file, `graph N`, and the line in the dump rather than in
+the graph's own text.
 """
 
 from __future__ import annotations
@@ -11,22 +16,37 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .errors import DumpError, ShardyConvertError
+
+T = TypeVar("T")
 
 BEGIN = "## BEGIN_GRAPH"
 END = "## END_GRAPH"
 HASH = "\nGraph Hash:"
 _LINE_COL = re.compile(r"^(\d+):(\d+)")
+_SHARDING_ATTR = re.compile(r'mhlo\.sharding = "((?:[^"\\]|\\.)*)"')
 
 
 @dataclass(frozen=True)
 class Graph:
-    """One graph: its module text and where it starts in the dump (1-based line)."""
+    """One graph: its module text and where it starts in the dump (1-based line). A module
+    that is not in a dump is one graph with index None, starting at line 1 (bytecode stays
+    bytes)."""
 
-    index: int
-    text: str
-    first_line: int
+    index: int | None
+    text: str | bytes
+    first_line: int = 1
+
+    def shift(self, location: str | None) -> str | None:
+        """A `LINE:COL...` location in the graph's own text, as a location in the dump."""
+        return shift_location(location, self.first_line - 1)
+
+    def locate(self, error: ShardyConvertError, file: str | None = None) -> ShardyConvertError:
+        """`error` (raised on this graph's text) located in the input: file, graph, line."""
+        error.location = self.shift(error.location)
+        return error.located(file=file, graph=self.index)
 
 
 HEADER = "TensorsGraphInfo:"
@@ -118,22 +138,110 @@ def join(between: list[str], bodies: list[str]) -> str:
     return "".join(out)
 
 
-def transform(text: str, fn: Callable[[Graph], str]) -> tuple[str | None, list[ShardyConvertError]]:
-    """Applies `fn` to every graph; returns the new dump, or None and every graph's error.
+@dataclass(frozen=True)
+class Input:
+    """One input as graphs: a module (one graph, index None), or a dump's graphs with the
+    text between them. `device_count`: the count a dump's tiled shardings agree on, if any
+    (the fallback for a graph whose own shardings do not say; for a module, what its own
+    shardings say)."""
 
-    Error locations `LINE:COL` are shifted from the graph's own lines to the dump's lines.
-    """
-    between, graphs = split(text)
-    bodies: list[str] = []
-    errors: list[ShardyConvertError] = []
-    for graph in graphs:
+    graphs: list[Graph]
+    between: list[str] | None = None
+    device_count: int | None = None
+
+    @property
+    def is_dump(self) -> bool:
+        return self.between is not None
+
+    def join(self, bodies: list[str | bytes]) -> str | bytes:
+        """The input with each graph's module replaced by `bodies` (in graph order)."""
+        if self.between is None:
+            return bodies[0]
+        new = [_same_ending(_as_str(b), g.text) for b, g in zip(bodies, self.graphs)]
+        return join(self.between, new)
+
+
+def read(data: str | bytes, file: str | None = None) -> Input:
+    """Any input as graphs. Raises DumpError (located in `file`) for a malformed dump."""
+    text = as_text(data)
+    if text is None:
+        return Input([Graph(None, data)])
+    if not is_dump(text):
+        return Input([Graph(None, text)], device_count=device_count(text))
+    try:
+        between, graphs = split(text)
+    except ShardyConvertError as e:
+        raise e.located(file=file) from None
+    return Input(graphs, between, device_count(text))
+
+
+def as_text(data: str | bytes) -> str | None:
+    """Text input as str; None for bytecode and for bytes that are not UTF-8."""
+    if isinstance(data, str):
+        return data
+    if data.startswith(b"ML\xefR"):
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _as_str(body: str | bytes) -> str:
+    if isinstance(body, str):
+        return body
+    raise DumpError("a dump holds text: its graphs cannot be written as bytecode")
+
+
+def for_each_graph(
+    source: Input, fn: Callable[[Graph], T], file: str | None = None
+) -> list[T | ShardyConvertError]:
+    """`fn(graph)` for every graph, in order; a graph whose `fn` raises ShardyConvertError
+    gets that error, located (file, graph, line in the dump), in place of its result."""
+    results: list[T | ShardyConvertError] = []
+    for graph in source.graphs:
         try:
-            bodies.append(_same_ending(fn(graph), graph.text))
+            results.append(fn(graph))
         except ShardyConvertError as e:
-            e.located(graph=graph.index)
-            e.location = shift_location(e.location, graph.first_line - 1)
-            errors.append(e)
-    return (None, errors) if errors else (join(between, bodies), [])
+            results.append(graph.locate(e, file))
+    return results
+
+
+def transform(
+    data: Input | str | bytes, fn: Callable[[Graph], str | bytes], file: str | None = None
+) -> tuple[str | bytes | None, list[ShardyConvertError]]:
+    """`fn` applied to every graph of a module or dump: the new input, or None and every
+    error, located (a malformed dump is one error)."""
+    try:
+        source = data if isinstance(data, Input) else read(data, file)
+    except ShardyConvertError as e:
+        return None, [e]
+    results = for_each_graph(source, fn, file)
+    errors = [r for r in results if isinstance(r, ShardyConvertError)]
+    if errors:
+        return None, errors
+    try:
+        return source.join(results), []
+    except ShardyConvertError as e:
+        return None, [e.located(file=file)]
+
+
+def device_count(text: str) -> int | None:
+    """The one device count the tiled shardings of a text (a dump's graphs) agree on, if any."""
+    from .sharding import Kind, parse
+
+    counts = set()
+    for m in _SHARDING_ATTR.finditer(text):
+        try:
+            sharding = parse(m.group(1))
+        except ShardyConvertError:
+            continue  # reported, located, when its graph is converted
+        counts.update(
+            leaf.num_devices
+            for leaf in sharding.leaves()
+            if leaf.kind is Kind.TILED and not leaf.is_replicated
+        )
+    return counts.pop() if len(counts) == 1 else None
 
 
 def _same_ending(new: str, old: str) -> str:

@@ -80,5 +80,22 @@ def _clip(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+class UsageError(ShardyConvertError):
+    """A command asked for something impossible (two inputs for one output, an output that
+    is an input); the command line exits 2."""
+
+
+def describe(error: BaseException, file: str | None = None) -> str:
+    """The one line a user reads for any error: a ShardyConvertError as located; an OSError
+    with its path; anything else is a bug of ours, reported as an internal error."""
+    if isinstance(error, ShardyConvertError):
+        return str(error.located(file=file))
+    if isinstance(error, OSError) and error.strerror:
+        where = error.filename or file
+        return f"{where}: error: {error.strerror}" if where else f"error: {error.strerror}"
+    where = f"{file}: " if file else ""
+    return f"{where}error: internal error: {type(error).__name__}: {error}"
+
+
 class ShardyConvertWarning(UserWarning):
     """Something the converter had to guess (for example the device count)."""

@@ -243,51 +243,34 @@ def _error_json(e: ShardyConvertError) -> dict:
 
 def inspect_inputs(inputs: Sequence[str]) -> Report:
     """Inspects files, directories (recursively), dumps and `-`; never raises for one input."""
-    from .files import expand, read_input
+    from .batch import expand, read_input
 
     report = Report()
-    for name, _ in expand(inputs):
+    for item in expand(inputs):
         try:
-            inspect_file(name, read_input(name), report)
+            inspect_file(item.name, read_input(item.name), report)
         except ShardyConvertError as e:
-            report.errors.append(e.located(file=name))
+            report.errors.append(e.located(file=item.name))
     return report
 
 
 def inspect_file(name: str | None, data: bytes | str, report: Report) -> None:
     """Adds a module's graph, or every graph of a dump, to `report`."""
-    text = _as_text(data)
-    if text is None or not dump.is_dump(text):
-        _add_graph(report, data, file=name)
-        return
-    from .files import dump_device_count
+    source = dump.read(data, name)
+    fallback = source.device_count if source.is_dump else None
 
-    fallback = dump_device_count(text)
-    first = len(report.graphs)
-    for graph in dump.graphs(text):
+    def one(graph: dump.Graph) -> Graph:
         lines = graph.first_line - 1
-        _add_graph(report, graph.text, file=name, graph=graph.index, lines=lines, fallback=fallback)
-    report.findings.extend(_count_mismatch(name, report.graphs[first:]))
-
-
-def _add_graph(report: Report, data, *, file, graph=None, lines=0, fallback=None) -> None:
-    try:
-        found = inspect_module(
-            data, file=file, graph=graph, line_offset=lines, fallback_devices=fallback
+        return inspect_module(
+            graph.text, file=name, graph=graph.index, line_offset=lines, fallback_devices=fallback
         )
-        report.graphs.append(found)
-    except ShardyConvertError as e:
-        e.location = dump.shift_location(e.location, lines)
-        report.errors.append(e.located(file=file, graph=graph))
 
-
-def _as_text(data: bytes | str) -> str | None:
-    if isinstance(data, str):
-        return data
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    first = len(report.graphs)
+    found = dump.for_each_graph(source, one, name)
+    report.graphs += [g for g in found if not isinstance(g, ShardyConvertError)]
+    report.errors += [e for e in found if isinstance(e, ShardyConvertError)]
+    if source.is_dump:
+        report.findings.extend(_count_mismatch(name, report.graphs[first:]))
 
 
 def _count_mismatch(file: str | None, graphs: list[Graph]) -> list[Finding]:

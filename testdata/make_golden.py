@@ -15,8 +15,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from shardy_convert import ShardyConvertError  # noqa: E402
-from shardy_convert.files import Job  # noqa: E402
+from shardy_convert.batch import Job  # noqa: E402
 
 SOURCES = ("torch_xla_dump", "torch_xla_mlir", "jax_gspmd")
 
@@ -29,12 +28,9 @@ def golden_path(entry: dict) -> Path:
 def render(entry: dict) -> str:
     """The converted text, or the error messages, of one manifest entry."""
     data = (HERE / entry["path"]).read_bytes()
-    job = Job("convert", num_devices=entry["num_devices"])
-    try:
-        return job.file(data)
-    except ShardyConvertError as e:
-        errors = getattr(e, "errors", [e])
-        return "".join(f"{err.located(file=entry['path'])}\n" for err in errors)
+    job = Job("convert", {"num_devices": entry["num_devices"]})
+    result, errors = job.apply(data, entry["path"])
+    return result if not errors else "".join(f"{err}\n" for err in errors)
 
 
 def entries() -> list[dict]:

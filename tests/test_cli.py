@@ -104,10 +104,10 @@ def test_usage_errors_exit_2(args):
     assert run(*args).exit_code == 2
 
 
-def test_missing_file_exits_1():
+def test_missing_file_is_a_usage_error():
     result = run("convert", "no/such/file.mlir")
-    assert result.exit_code == 1
-    assert "no/such/file.mlir: error: cannot read" in result.stderr
+    assert result.exit_code == 2
+    assert "'no/such/file.mlir' does not exist" in result.stderr
 
 
 def test_opt_runs_named_passes_and_rejects_unknown_ones():

@@ -17,12 +17,13 @@ from click.testing import CliRunner
 from shardy_convert.passes.export_shardings import ExportShardingsPass, from_attr
 
 from shardy_convert import ShardyConvertError, convert, dump
-from shardy_convert.cli_diff import ExportJob, diff, to_gspmd
+from shardy_convert.batch import Job
+from shardy_convert.cli import to_gspmd
+from shardy_convert.cli_diff import diff
 from shardy_convert.converter import run_passes, to_v2
 from shardy_convert.diff import diff as compare
 from shardy_convert.diff import normalize
 from shardy_convert.diff import to_gspmd as export
-from shardy_convert.files import Job
 from shardy_convert.mlir import new_context, parse_module
 from shardy_convert.sharding.sdy import AxisRef, DimSharding, Mesh
 from shardy_convert.walker import sites
@@ -51,15 +52,23 @@ def converted(data: str | bytes, n: int | None = None) -> str | bytes:
     """`shardy-convert convert` of a module or dump, as the library does it."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return Job("convert", num_devices=n).file(data.encode() if isinstance(data, str) else data)
+        return apply(Job("convert", {"num_devices": n}), data)
 
 
 def exported(data: str | bytes) -> str | bytes:
-    return ExportJob().file(data.encode() if isinstance(data, str) else data)
+    return apply(Job("to-gspmd"), data)
 
 
 def v2(text: str) -> str:
-    return Job("v2").file(text.encode())
+    return apply(Job("v2"), text)
+
+
+def apply(job: Job, data: str | bytes) -> str | bytes:
+    """What the batch command writes for one input; raises its first error."""
+    result, errors = job.apply(data.encode() if isinstance(data, str) else data, "input")
+    if errors:
+        raise errors[0]
+    return result
 
 
 # --- test data ------------------------------------------------------------------------------

@@ -8,8 +8,8 @@ import warnings
 import pytest
 
 from shardy_convert import dump
+from shardy_convert.batch import Job
 from shardy_convert.errors import DumpError, ShardyConvertWarning
-from shardy_convert.files import Job, dump_device_count
 
 from .conftest import TESTDATA
 
@@ -44,10 +44,10 @@ def test_replicated_graph_takes_the_device_count_of_the_other_graphs():
     graph = dump.graphs(text)[0].text
     replicated = re.sub(r'mhlo\.sharding = "[^"]*"', 'mhlo.sharding = "{replicated}"', graph)
     two = text + text.replace(graph, replicated)
-    assert dump_device_count(two) == 8
+    assert dump.device_count(two) == 8
     with warnings.catch_warnings():
         warnings.simplefilter("error", ShardyConvertWarning)
-        out = Job("convert").file(two.encode())
+        out = Job("convert").apply(two.encode(), "two.dump")[0]
     meshes = re.findall(r"sdy\.mesh @mesh = <\[[^\]]*\]>", out)
     assert meshes == [
         'sdy.mesh @mesh = <["_axis_0"=2, "_axis_1"=4]>',
@@ -59,4 +59,4 @@ def test_graph_with_no_device_count_anywhere_warns():
     text = (TESTDATA / "torch_xla" / "matmul_2x4.dump").read_text()
     replicated = re.sub(r'mhlo\.sharding = "[^"]*"', 'mhlo.sharding = "{replicated}"', text)
     with pytest.warns(ShardyConvertWarning, match="how many devices"):
-        Job("convert").file(replicated.encode())
+        Job("convert").apply(replicated.encode(), "replicated.dump")
