@@ -59,7 +59,11 @@ def compile_module(text: str | bytes, n: int, *, shardy: bool) -> Compiled:
     """Compiles on the CPU client with `n` partitions and the chosen partitioner."""
     from jax._src.lib import xla_client as xc
 
+    from .legacy_i1 import unpack_i1_hex
+
     ensure_devices(n)
+    if isinstance(text, str):  # XLA's parser is jaxlib's MLIR too (see legacy_i1)
+        text = unpack_i1_hex(text)
     backend = _backend()
     devices = backend.devices()[:n]
     options = xc.CompileOptions()

@@ -16,6 +16,7 @@ from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import sdy, stablehlo
 
 from .errors import ModuleError, ShardyConvertError
+from .legacy_i1 import unpack_i1_hex
 
 BYTECODE_MAGIC = b"ML\xefR"
 
@@ -57,6 +58,7 @@ def parse_module(data: str | bytes, ctx: ir.Context) -> ir.Module:
             ) from None
     if isinstance(data, str):
         check_nesting(data.encode("utf-8"))
+        data = unpack_i1_hex(data)
     try:
         return ir.Module.parse(data, context=ctx)
     except ir.MLIRError as e:

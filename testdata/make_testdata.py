@@ -10,9 +10,9 @@ jax/jaxlib 0.10.2 -- never written by hand.
     python testdata/make_testdata.py --list
     python testdata/make_testdata.py --verify-only
 
-Needs: torch==2.9.0 torch-xla==2.9.0 jax==0.10.2 jaxlib==0.10.2 numpy (one venv, e.g.
-`python3 -m venv .venv-torch && .venv-torch/bin/pip install torch==2.9.0 torch-xla==2.9.0
-jax==0.10.2 jaxlib==0.10.2 numpy`).
+Needs: torch==2.9.0 torch-xla==2.9.0 transformers==4.57.1 torchvision==0.24.0 jax==0.10.2
+jaxlib==0.10.2 numpy in one venv: `make testdata` makes it (.venv-torch, the project's
+torch-xla extra).
 
 Each case runs in a subprocess of its own: torch_xla fixes its device count per process
 (PJRT_DEVICE=CPU CPU_NUM_DEVICES=N), and JAX reads XLA_FLAGS at import.
@@ -475,6 +475,62 @@ def case_torch_compile():
 
 
 # --------------------------------------------------------------------------------------
+# Real model code (Hugging Face transformers 4.57, torchvision): tiny configs, random init,
+# no downloads. Each is one training step (forward, backward, optimizer step) dumped by
+# torch_xla; LLM masks and rotary halves become i1 constants that torch_xla 2.9 prints in
+# the bit-packed hex of its MLIR (see shardy_convert/legacy_i1.py).
+# --------------------------------------------------------------------------------------
+
+
+def _tiny_llama_config(**extra):
+  from transformers import LlamaConfig
+  return LlamaConfig(vocab_size=128, hidden_size=32, intermediate_size=64,
+                     num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=2,
+                     max_position_embeddings=64, **extra)
+
+
+def _lm_train_step(t, model, ids, mask=None):
+  """One SGD step of a causal/masked LM on `ids`; returns get_stablehlo of loss + grads."""
+  opt = t.torch.optim.SGD(model.parameters(), lr=0.01)
+  out = model(input_ids=ids, attention_mask=mask, labels=ids)
+  out.loss.backward()
+  grads = [p.grad for p in model.parameters() if p.grad is not None]
+  mlir = t.xm.get_stablehlo([out.loss] + grads)
+  opt.step()
+  t.torch_xla.sync()
+  out.loss.cpu()
+  return mlir
+
+
+@torch_case(
+    "hf_llama_tp", 8,
+    "HF transformers LlamaForCausalLM (hidden 32, 1 layer, 4 heads, 2 KV heads, vocab 128) "
+    "from a config, random init, one SGD training step on mesh (2, 4) ('data', 'model'): "
+    "Megatron tensor parallelism (q/k/v/gate/up column-parallel, o/down row-parallel, "
+    "embedding and lm_head on 'model'), batch (4, 16) of i64 ids and an i64 attention mask "
+    "on 'data'; rotary halves are i1 constants printed in bit-packed hex",
+    mlir=True)
+def case_hf_llama_tp():
+  t = _tx()
+  xs = t.xs
+  from transformers import LlamaForCausalLM
+  mesh = xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
+  model = LlamaForCausalLM(_tiny_llama_config()).to(t.dev)
+  for name, p in model.named_parameters():
+    if name.endswith(("q_proj.weight", "k_proj.weight", "v_proj.weight", "gate_proj.weight",
+                      "up_proj.weight", "lm_head.weight")):
+      xs.mark_sharding(p, mesh, ("model", None))
+    elif name.endswith(("o_proj.weight", "down_proj.weight", "embed_tokens.weight")):
+      xs.mark_sharding(p, mesh, (None, "model"))
+  ids = t.torch.randint(0, 128, (4, 16)).to(t.dev)
+  mask = t.torch.ones(4, 16, dtype=t.torch.long).to(t.dev)
+  xs.mark_sharding(ids, mesh, ("data", None))
+  xs.mark_sharding(mask, mesh, ("data", None))
+  mlir = _lm_train_step(t, model, ids, mask)
+  return {"mesh": _mesh_info(mesh), "mlir": mlir}
+
+
+# --------------------------------------------------------------------------------------
 # JAX cases (child process, XLA_FLAGS=--xla_force_host_platform_device_count=8)
 #
 # Each builds fresh and returns (jitted function, example args, mesh).
@@ -893,6 +949,8 @@ def save_manifest(entries: list[dict]):
 def child_verify():
   from jax._src.interpreters import mlir as jmlir
   from jaxlib.mlir import ir
+  sys.path.insert(0, os.path.dirname(HERE))
+  from shardy_convert.legacy_i1 import unpack_i1_hex  # torch_xla 2.9's i1 hex constants
   problems = []
   n = 0
   for e in load_manifest():
@@ -907,7 +965,7 @@ def child_verify():
     for i, m in enumerate(modules):
       ctx = jmlir.make_ir_context()
       try:
-        ir.Module.parse(m, context=ctx)
+        ir.Module.parse(unpack_i1_hex(m), context=ctx)
         n += 1
       except Exception as ex:  # noqa: BLE001
         problems.append("%s[graph %d]: %s" % (e["path"], i, str(ex).splitlines()[0]))
