@@ -9,17 +9,29 @@ from __future__ import annotations
 
 from .export_shardings import ExportShardingsPass
 from .import_custom_calls import ImportCustomCallsPass
+from .import_round_trip import ImportRoundTripPass
 from .import_shardings import ImportShardingsPass
+from .inline_calls import InlineCallsPass
 from .v1_to_v2 import V1ToV2Pass
 
 PASSES = {
-    p.NAME: p for p in (V1ToV2Pass, ImportShardingsPass, ImportCustomCallsPass, ExportShardingsPass)
+    p.NAME: p
+    for p in (
+        V1ToV2Pass,
+        ImportShardingsPass,
+        ImportCustomCallsPass,
+        ExportShardingsPass,
+        ImportRoundTripPass,
+        InlineCallsPass,
+    )
 }
 
 __all__ = [
     "PASSES",
     "ExportShardingsPass",
     "ImportCustomCallsPass",
+    "ImportRoundTripPass",
     "ImportShardingsPass",
+    "InlineCallsPass",
     "V1ToV2Pass",
 ]

@@ -14,7 +14,7 @@ from typing import ClassVar
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy, stablehlo
 
-from shardy_convert.errors import ShardyConvertError
+from shardy_convert.errors import NoShardyFormError, ShardyConvertError
 from shardy_convert.mlir import format_location, string_value
 from shardy_convert.sharding import parse
 from shardy_convert.sharding.mesh import MeshPlan, plan_from_mesh
@@ -258,7 +258,7 @@ def _reach(entry, block, position, ops) -> tuple[set[int], set[int]]:
                     continue
                 k = position[user]
                 if k == len(ops) - 1:
-                    raise ShardyConvertError(
+                    raise NoShardyFormError(
                         f"a manual value escapes its manual region: {user.name} uses it; Shardy "
                         "has no form for it (a manual computation's results are global)",
                         location=_loc(user),
@@ -497,7 +497,7 @@ def _check_no_escape(region: _Region, inside: set, dropped: set) -> None:
             for use in result.uses:
                 user = _top_level(use.owner, block)
                 if user is not None and user not in inside and user not in exits:
-                    raise ShardyConvertError(
+                    raise NoShardyFormError(
                         f"a manual value ({op.name}) escapes its manual region to {user.name}; "
                         "Shardy has no form for it",
                         location=_loc(user),

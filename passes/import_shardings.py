@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from jaxlib.mlir import ir
 
-from shardy_convert.errors import ShardyConvertError, ShardyConvertWarning
+from shardy_convert.errors import NoShardyFormError, ShardyConvertError, ShardyConvertWarning
 from shardy_convert.mlir import format_location, string_value
 from shardy_convert.sharding import HloSharding, Kind, SubgroupType
 from shardy_convert.sharding.mesh import MeshPlan, maximal_mesh_name, plan_mesh
@@ -204,7 +204,7 @@ def _blame(found: list[tuple[Site, HloSharding]], count, hint) -> str | None:
 def _check_no_manual_at_boundary(found: list[tuple[Site, HloSharding]]) -> None:
     for site, sharding in found:
         if site.kind in ("arg", "result") and any(_is_manual(leaf) for leaf in sharding.leaves()):
-            raise ShardyConvertError(
+            raise NoShardyFormError(
                 f'a manual value ("{site.text}") crosses the function boundary; Shardy has no '
                 "form for it (a manual computation's operands and results are global)",
                 location=site.location,

@@ -100,15 +100,29 @@ def to_v2(module: str | bytes) -> str | bytes:
         return _save_like(mod, module)
 
 
+@_only_convert_errors
 def to_gspmd(module: str | bytes, *, emit: str | None = None) -> str | bytes:
-    """Exports a Shardy module back to GSPMD `mhlo.sharding` strings (see `diff.to_gspmd`)."""
-    from .diff import to_gspmd as export
+    """Exports a Shardy module (text, bytecode, or a portable artifact in Shardy's round-trip
+    form) back to GSPMD `mhlo.sharding` (V2; V1 on meshes with `device_ids`) and the GSPMD
+    custom calls; a module without Shardy shardings is returned as it is."""
+    form = formats.detect(module)
+    emit = emit or form
+    if emit not in formats.FORMS:
+        raise ShardyConvertError(f"emit must be one of {', '.join(formats.FORMS)}, not {emit!r}")
+    version = formats.portable_version(module) if form == "portable" else None
+    with new_context() as ctx:
+        mod = formats.load(module, ctx)
+        import_round_trip(mod)
+        if not _has_meshes(mod.operation) and emit == form:
+            return module
+        pipeline.run(mod, ["export-shardings"])
+        return formats.save(mod, emit, version, has_locations(module))
 
-    return export(module, emit=emit)
 
-
-# The transforms the batch commands run on every module or dump graph, by command name.
+# The transforms a batch of files can run, by command name: each takes one module (text,
+# bytecode or portable artifact) and returns it in the same form unless told otherwise.
 TRANSFORMS = {"convert": convert, "v2": to_v2, "to-gspmd": to_gspmd}
+
 
 SPLIT_MARKER = "// -----"
 
@@ -172,8 +186,20 @@ def is_shardy(module: ir.Operation) -> bool:
     strings, or the round-trip form (`xla.sdy.meshes` frontend attribute)."""
     if _has_round_trip_meshes(module):
         return True
-    has_mesh = any(op.operation.name == "sdy.mesh" for op in body(module).operations)
-    return has_mesh and next(sites(module), None) is None
+    return _has_meshes(module) and next(sites(module), None) is None
+
+
+def import_round_trip(mod: ir.Module) -> bool:
+    """Reads Shardy's round-trip form (a portable artifact's `xla.sdy.*` attributes and custom
+    calls) back into the front-end form, in place; False when `mod` is not in that form."""
+    if not _has_round_trip_meshes(mod.operation):
+        return False
+    pipeline.run(mod, pipeline.ROUND_TRIP_IMPORT)
+    return True
+
+
+def _has_meshes(module: ir.Operation) -> bool:
+    return any(op.operation.name == "sdy.mesh" for op in body(module).operations)
 
 
 def _has_round_trip_meshes(module: ir.Operation) -> bool:

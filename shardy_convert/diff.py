@@ -27,20 +27,23 @@ inlines every call on both sides first.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from jaxlib.mlir import ir
 
-from . import dump, formats
-from .errors import ShardyConvertError, ShardyConvertWarning
-from .mlir import format_location, has_locations, new_context, print_module
+from . import dump, formats, pipeline
+from .converter import convert_module, import_round_trip
+from .errors import NoShardyFormError, ShardyConvertError, ShardyConvertWarning
+from .mlir import format_location, new_context, print_module
+from .passes.import_custom_calls import unspecified_dims
 from .sharding import HloSharding
 from .sharding.canonical import canonical
 from .walker import (
     MODULE_SHARDING_ATTRS,
     SHARDING,
     Site,
-    find_ops,
+    call_target,
+    func_name,
     funcs,
     sites,
     transform_shardings,
@@ -100,21 +103,6 @@ class Comparison:
 # --- library entry points -------------------------------------------------------------------
 
 
-def to_gspmd(module: str | bytes, *, emit: str | None = None) -> str | bytes:
-    """Exports a Shardy module (text or bytecode) back to GSPMD `mhlo.sharding` (V2; V1 on
-    meshes with `device_ids`); a module without `sdy.mesh` is returned as it is."""
-    from .passes.export_shardings import ExportShardingsPass, read_meshes
-
-    form = formats.detect(module)
-    emit = emit or form
-    with new_context() as ctx:
-        mod = formats.load(module, ctx)
-        if not read_meshes(mod.operation) and emit == form:
-            return module
-        _run(mod, ExportShardingsPass())
-        return formats.save(mod, emit, None, has_locations(module))
-
-
 def diff(
     a: str | bytes, b: str | bytes, names: tuple[str, str] = ("A", "B"), *, inline: bool = False
 ) -> Comparison:
@@ -142,16 +130,16 @@ def diff_modules(
 ) -> Comparison:
     """Compares two modules; locations are `LINE:COL` of each module's own text. An error
     (unparsable input, a Shardy form that cannot be exported) names its side's file."""
+    how = _How(inline=inline)
     with new_context() as ctx, warnings.catch_warnings():
         warnings.simplefilter("ignore", ShardyConvertWarning)
         result = Comparison()
         try:
-            views = [_side(m, ctx, name, True, inline) for m, name in zip((a, b), names)]
-        except _NoShardyForm as e:
-            result.notes.append(
-                f"{e.cause.file}: no Shardy form ({e.cause.message}): compared as GSPMD"
-            )
-            views = [_side(m, ctx, name, False, inline) for m, name in zip((a, b), names)]
+            views = [_side(m, ctx, name, how) for m, name in zip((a, b), names)]
+        except NoShardyFormError as e:
+            result.notes.append(f"{e.file}: no Shardy form ({e.message}): compared as GSPMD")
+            how = replace(how, convert=False)
+            views = [_side(m, ctx, name, how) for m, name in zip((a, b), names)]
         _compare(views[0], views[1], result)
         if not inline and any(_about_calls(d) for d in result.differences):
             result.notes.append(
@@ -161,22 +149,21 @@ def diff_modules(
         return result
 
 
+@dataclass(frozen=True)
+class _How:
+    """How a side is brought to the comparable form (see `_comparable`)."""
+
+    convert: bool = True
+    inline: bool = False
+
+
 def _about_calls(d: Difference) -> bool:
     return d.what.startswith("function @") or "func.call" in (d.a, d.b)
 
 
-class _NoShardyForm(Exception):
-    def __init__(self, cause: ShardyConvertError):
-        super().__init__(str(cause))
-        self.cause = cause
-
-
-def _side(data: str | bytes, ctx: ir.Context, name: str, convert: bool, inline: bool) -> View:
+def _side(data: str | bytes, ctx: ir.Context, name: str, how: _How) -> View:
     try:
-        return _view(_comparable(data, ctx, convert=convert, inline=inline))
-    except _NoShardyForm as e:
-        e.cause.located(file=name)
-        raise
+        return _view(_comparable(data, ctx, how))
     except ShardyConvertError as e:
         raise e.located(file=name) from None
 
@@ -194,9 +181,9 @@ def normalize_module(module: str | bytes, *, inline: bool = False) -> str:
     with new_context() as ctx, warnings.catch_warnings():
         warnings.simplefilter("ignore", ShardyConvertWarning)
         try:
-            mod = _comparable(module, ctx, convert=True, inline=inline)
-        except _NoShardyForm:
-            mod = _comparable(module, ctx, convert=False, inline=inline)
+            mod = _comparable(module, ctx, _How(inline=inline))
+        except NoShardyFormError:
+            mod = _comparable(module, ctx, _How(convert=False, inline=inline))
         transform_shardings(mod.operation, lambda _, site: str(canonical(site.parse())))
         _canonical_backend_configs(mod.operation)
         return print_module(mod, "text")
@@ -205,87 +192,26 @@ def normalize_module(module: str | bytes, *, inline: bool = False) -> str:
 # --- the comparable form --------------------------------------------------------------------
 
 
-def _comparable(data: str | bytes, ctx: ir.Context, *, convert: bool, inline: bool) -> ir.Module:
-    """The module as GSPMD, through Shardy when `convert`: export, [inline], convert, export.
+def _comparable(data: str | bytes, ctx: ir.Context, how: _How) -> ir.Module:
+    """The module as GSPMD, through Shardy when `how.convert`: export, [inline], convert,
+    export, then through VHLO (a portable artifact went through it, which drops attributes
+    at their default values: every side does, so that only meaning is compared).
 
-    The first export makes Shardy and GSPMD inputs meet in one form before the conversion;
-    the conversion then forms every manual region the same way (ops of an inlined body that
-    use no region value end up outside it, whichever side they came from). Raises
-    _NoShardyForm when the GSPMD module has no Shardy form.
+    Shardy's round-trip form (a portable artifact) is read back as Shardy first. The first
+    export makes Shardy and GSPMD inputs meet in one form before the conversion; the
+    conversion then forms every manual region the same way (ops of an inlined body that use
+    no region value end up outside it, whichever side they came from). Raises
+    NoShardyFormError when the GSPMD module has no Shardy form.
     """
-    from .converter import convert_module
-    from .mlir import run_pipeline
-    from .passes.export_shardings import ExportShardingsPass
-    from .pipeline import Options
-
     mod = formats.load(data, ctx)
-    _run(mod, ExportShardingsPass())
-    if inline:
-        inline_calls(mod.operation)
-        run_pipeline(mod, ["symbol-dce"])
-    if convert and next(sites(mod.operation), None) is not None:
-        try:
-            convert_module(mod, Options(), validate=False)
-        except ShardyConvertError as e:
-            raise _NoShardyForm(e) from None
-        _run(mod, ExportShardingsPass())
-    return mod
-
-
-def inline_calls(module: ir.Operation) -> None:
-    """Replaces every `func.call` by a copy of the callee's body (stablehlo registers no
-    inliner interface in jaxlib, so MLIR's `inline` pass leaves them); recursion stops at a
-    depth of 64."""
-    by_name = {_func_name(f): f for f in funcs(module)}
-    with module.context:
-        for _ in range(64):
-            calls = [c for c in _calls(module) if _callee(c) in by_name]
-            if not calls:
-                return
-            for call in calls:
-                _inline(call, by_name[_callee(call)])
-
-
-def _calls(root: ir.Operation) -> list[ir.Operation]:
-    return find_ops(root, lambda op: op.name == "func.call")
-
-
-def _callee(call: ir.Operation) -> str:
-    return ir.FlatSymbolRefAttr(call.attributes["callee"]).value
-
-
-def _inline(call: ir.Operation, callee: ir.Operation) -> None:
-    block = callee.regions[0].blocks[0]
-    mapping = dict(zip(block.arguments, call.operands))
-    ip = ir.InsertionPoint(call)
-    results: list[ir.Value] = []
-    for op in block.operations:
-        op = op.operation
-        if op.name == "func.return":
-            results = [mapping.get(v, v) for v in op.operands]
-            break
-        clone = op.clone(ip=ip)
-        _remap(clone, mapping)
-        mapping.update(zip(op.results, clone.results))
-    for old, new in zip(call.results, results):
-        old.replace_all_uses_with(new)
-    call.erase()
-
-
-def _remap(root: ir.Operation, mapping: dict) -> None:
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        for k, v in enumerate(op.operands):
-            if v in mapping:
-                op.operands[k] = mapping[v]
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
-
-
-def _run(mod: ir.Module, pass_) -> None:
-    from .mlir import run_pipeline
-
-    run_pipeline(mod, [(pass_.NAME, pass_.run)])
+    import_round_trip(mod)
+    pipeline.run(mod, ["export-shardings"])
+    if how.inline:
+        pipeline.run(mod, ["inline-calls", "symbol-dce"])
+    if how.convert and next(sites(mod.operation), None) is not None:
+        convert_module(mod, pipeline.Options(), validate=False)
+        pipeline.run(mod, ["export-shardings"])
+    return formats.through_vhlo(mod, ctx)
 
 
 @dataclass(frozen=True)
@@ -326,7 +252,7 @@ class View:
 def _view(mod: ir.Module) -> View:
     op = mod.operation
     attributes = _attributes(op, skip=set(MODULE_SHARDING_ATTRS))
-    structure = {_func_name(f): _func_structure(f) for f in funcs(op)}
+    structure = {func_name(f): _func_structure(f) for f in funcs(op)}
     return View(attributes, structure, _placements(op))
 
 
@@ -353,38 +279,38 @@ def _describe(site: Site, counts: dict) -> tuple[tuple, str, str | None]:
 
 
 def _op_title(op: ir.Operation) -> str:
-    target = _target(op)
+    target = call_target(op)
     return f"{op.name} @{target}" if target else op.name
 
 
 def _open_dims(site: Site) -> frozenset[int]:
-    from .passes.import_custom_calls import unspecified_dims
-
-    if site.kind != "op" or _target(site.owner) not in SHARDING_CALLS:
+    if site.kind != "op" or call_target(site.owner) not in SHARDING_CALLS:
         return frozenset()
     return unspecified_dims(site.owner)
-
-
-def _target(op: ir.Operation) -> str | None:
-    if op.name != "stablehlo.custom_call":
-        return None
-    return ir.StringAttr(op.attributes["call_target_name"]).value
 
 
 # --- structure ------------------------------------------------------------------------------
 
 
 def _func_structure(func: ir.Operation) -> list[Op]:
-    """The func and every op in it, pre-order; values numbered in definition order."""
-    numbers: dict[ir.Value, int] = {}
+    """The func and every op in it, pre-order; values numbered in definition order.
+
+    Constants are not ops of the structure: their uses name their value (`dense<1.0> :
+    tensor<f32>`), so where a producer put them (XLA hoists them) does not matter."""
+    numbers: dict[ir.Value, str] = {}
     ops: list[Op] = []
+    defined = [0]
 
     def define(values) -> None:
         for v in values:
-            numbers[v] = len(numbers)
+            numbers[v] = f"#{defined[0]}"
+            defined[0] += 1
 
     def visit(op: ir.Operation) -> None:
-        operands = ", ".join(f"#{numbers.get(v, '?')}" for v in op.operands)
+        if op.name == "stablehlo.constant":
+            numbers[op.results[0]] = str(op.attributes["value"])
+            return
+        operands = ", ".join(numbers.get(v, "?") for v in op.operands)
         results = ", ".join(str(r.type) for r in op.results)
         attrs = _attributes(op, skip=_skipped(op))
         regions = " ".join(f"[{len(r.blocks)} blocks]" for r in op.regions)
@@ -404,7 +330,7 @@ def _func_structure(func: ir.Operation) -> list[Op]:
 def _skipped(op: ir.Operation) -> set[str]:
     if op.name == "func.func":
         return set()
-    if _target(op) in SHARDING_CALLS:
+    if call_target(op) in SHARDING_CALLS:
         return {SHARDING, "backend_config"}
     return {SHARDING}
 
@@ -429,10 +355,6 @@ def _without_sharding(array: ir.Attribute) -> str:
         items = [f"{d[i].name} = {d[i].attr}" for i in range(len(d)) if d[i].name != SHARDING]
         dicts.append("{" + ", ".join(items) + "}")
     return "[" + ", ".join(dicts) + "]"
-
-
-def _func_name(func: ir.Operation) -> str:
-    return ir.StringAttr(func.attributes["sym_name"]).value
 
 
 # --- comparing two views --------------------------------------------------------------------
@@ -513,10 +435,9 @@ def _clip(text: str) -> str:
 
 def _canonical_backend_configs(module: ir.Operation) -> None:
     """`unspecified_dims` of the sharding custom calls as the export writes them."""
-    from .passes.import_custom_calls import unspecified_dims
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if _target(op) in SHARDING_CALLS:
+        if call_target(op) in SHARDING_CALLS:
             dims = sorted(unspecified_dims(op.operation))
             text = f"unspecified_dims=[{','.join(map(str, dims))}]" if dims else ""
             op.attributes["backend_config"] = ir.StringAttr.get(text)

@@ -99,3 +99,9 @@ def describe(error: BaseException, file: str | None = None) -> str:
 
 class ShardyConvertWarning(UserWarning):
     """Something the converter had to guess (for example the device count)."""
+
+
+class NoShardyFormError(ModuleError):
+    """A valid GSPMD module that Shardy cannot express: a `{manual}` value crossing a function
+    boundary or escaping its manual region (a manual computation's operands and results are
+    global). `diff` compares such modules as GSPMD; every other error is an error."""

@@ -157,3 +157,13 @@ def save(
         return _jax.mlir.serialize_portable_artifact(print_module(module, "bytecode"), target)
     except Exception as e:  # an op the target version cannot express, a bad version
         raise ModuleError(f"cannot write a portable artifact for StableHLO {target}: {e}") from None
+
+
+def through_vhlo(module: ir.Module, ctx: ir.Context) -> ir.Module:
+    """`module` serialized to a portable artifact and read back (in this process: we wrote
+    it): the form every module that went through VHLO has, attributes at their default value
+    dropped. A module VHLO cannot hold comes back as it is."""
+    try:
+        return _load_in_process(save(module, "portable"), ctx)
+    except ModuleError:
+        return module

@@ -31,6 +31,16 @@ CONVERT_PIPELINE = (
     "sdy-manual-axes-cleanup",
 )
 
+# Shardy's round-trip form (a portable artifact's `xla.sdy.*` attributes and custom calls)
+# back to the front-end form: jaxlib's registered pass reads the attributes, import-round-trip
+# rebuilds the manual computations, import-custom-calls turns the `@Sharding` calls (now
+# carrying `sdy.sharding`) into `sdy.sharding_constraint`.
+ROUND_TRIP_IMPORT = (
+    "xla-sdy-round-trip-import-shardy-attrs",
+    "import-round-trip",
+    "import-custom-calls",
+)
+
 # Shardy's full import: the internal form (sdy.data_flow_edge, sdy.constant) that propagation
 # starts from. XLA refuses to compile it, so convert() only runs it on a copy, as validation,
 # unless the caller asks for the imported form.

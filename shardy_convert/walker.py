@@ -17,6 +17,7 @@ from .mlir import format_location, string_value
 from .sharding import HloSharding, parse
 
 SHARDING = "mhlo.sharding"
+SDY_SHARDING = "sdy.sharding"
 MODULE_SHARDING_ATTRS = ("mhlo.spmd_parameters_shardings", "mhlo.spmd_output_sharding")
 
 
@@ -90,6 +91,51 @@ def body(module: ir.Operation) -> ir.Block:
 
 def funcs(module: ir.Operation) -> list[ir.Operation]:
     return [op.operation for op in body(module).operations if op.operation.name == "func.func"]
+
+
+def func_name(func: ir.Operation) -> str:
+    """The symbol name of a `func.func` (`main` for `@main`)."""
+    return string_value(func.attributes["sym_name"]) or ""
+
+
+def callee(call: ir.Operation) -> str:
+    """The name of the func a `func.call` calls."""
+    return ir.FlatSymbolRefAttr(call.attributes["callee"]).value
+
+
+def call_target(op: ir.Operation) -> str | None:
+    """The `call_target_name` of a `stablehlo.custom_call` (`Sharding`); None for other ops."""
+    if op.name != "stablehlo.custom_call" or "call_target_name" not in op.attributes:
+        return None
+    return string_value(op.attributes["call_target_name"])
+
+
+def clone_body(func: ir.Operation, operands: list[ir.Value], ip: ir.InsertionPoint) -> list:
+    """Clones the body of `func` (one block) at `ip` with its arguments bound to `operands`;
+    returns the values its `func.return` returns, as the clones define them."""
+    block = func.regions[0].blocks[0]
+    mapping = dict(zip(block.arguments, operands))
+    for op in block.operations:
+        op = op.operation
+        if op.name == "func.return":
+            return [mapping.get(v, v) for v in op.operands]
+        clone = op.clone(ip=ip)
+        _remap(clone, mapping)
+        mapping.update(zip(op.results, clone.results))
+    return []
+
+
+def _remap(root: ir.Operation, mapping: dict) -> None:
+    """Operands of `root` and of every op nested in it that are keys of `mapping` are
+    replaced by their values (uses of the callee's values inside nested regions too)."""
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        for k, v in enumerate(op.operands):
+            if v in mapping:
+                op.operands[k] = mapping[v]
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
 
 
 def sites(module: ir.Operation, ops: bool = True) -> Iterator[Site]:

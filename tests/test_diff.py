@@ -21,9 +21,9 @@ from shardy_convert.batch import Job
 from shardy_convert.cli import to_gspmd
 from shardy_convert.cli_diff import diff
 from shardy_convert.converter import run_passes, to_v2
+from shardy_convert.converter import to_gspmd as export
 from shardy_convert.diff import diff as compare
 from shardy_convert.diff import normalize
-from shardy_convert.diff import to_gspmd as export
 from shardy_convert.mlir import new_context, parse_module
 from shardy_convert.sharding.sdy import AxisRef, DimSharding, Mesh
 from shardy_convert.walker import sites
@@ -491,3 +491,66 @@ def test_cli_to_gspmd_failure_is_located_and_writes_nothing(tmp_path):
     assert result.exit_code == 1
     assert re.search(rf"{re.escape(str(imported))}:\d+:\d+: sdy\.\w+: error: ", result.stderr)
     assert not out.exists()
+
+
+# --- Shardy's round-trip form (portable artifacts, what a PJRT plugin receives) ------------
+
+ROUND_TRIP_CASES = [
+    pytest.param(MATMUL, False, id="matmul_2x4"),
+    pytest.param(TESTDATA / "torch_xla" / "custom_device_ids_manual.mlir", False, id="manual"),
+    pytest.param(JAX / "shard_map_partial.gspmd.mlir", True, id="jax_shard_map"),
+    pytest.param(JAX / "tuple_outputs.gspmd.mlir", False, id="jax_tuple_outputs"),
+]
+
+
+@pytest.mark.parametrize(("path", "inline"), ROUND_TRIP_CASES)
+def test_portable_artifact_in_round_trip_form_equals_its_original(path, inline):
+    original = path.read_text()
+    portable = convert(original, emit="portable")
+    assert b"xla.sdy.meshes" in portable  # Shardy as frontend attributes, not sdy ops
+    result = compare(original, portable, ("a.mlir", "b.portable"), inline=inline)
+    assert result.equal, "\n".join(map(str, result.differences))
+    assert result.placements > 0
+
+
+def test_moved_placement_in_a_portable_artifact_is_located():
+    original = MATMUL.read_text()
+    changed = original.replace('[4,2]0,4,1,5,2,6,3,7}"}', '[4,2]<=[8]}"}', 1)
+    result = compare(original, convert(changed, emit="portable"), ("a.mlir", "b.portable"))
+    assert [d.what for d in result.differences] == ["arg 2 of @main"]
+
+
+def test_changed_constant_is_a_difference_wherever_constants_sit():
+    original = MATMUL.read_text()
+    assert "dense<0.000000e+00>" in original
+    changed = original.replace("dense<0.000000e+00>", "dense<1.000000e+00>", 1)
+    result = compare(original, convert(changed, emit="portable"))
+    assert not result.equal
+    assert "1.000000e+00" in str(result.differences[0])
+
+
+def test_to_gspmd_exports_a_portable_artifact_in_round_trip_form():
+    original = (TESTDATA / "torch_xla" / "custom_device_ids_manual.mlir").read_text()
+    portable = convert(original, emit="portable")
+    text = export(portable, emit="text")
+    assert "xla.sdy" not in text
+    assert "sdy." not in text.replace("mhlo.sharding", "")
+    assert "@SPMDFullToShardShape" in text
+    assert compare(original, text).equal
+    back = export(portable)
+    assert back != portable
+    assert compare(original, back).equal
+
+
+def test_diff_of_a_bad_module_with_itself_is_an_error(tmp_path):
+    bad = tmp_path / "np.mlir"
+    bad.write_text(
+        'module attributes {mhlo.num_partitions = "eight"} {\n'
+        '  func.func @main(%arg0: tensor<8xf32> {mhlo.sharding = "{devices=[2]0,1}"}) '
+        "-> tensor<8xf32> {\n    return %arg0 : tensor<8xf32>\n  }\n}\n"
+    )
+    result = run("diff", bad, bad)
+    assert result.exit_code == 1
+    assert "EQUAL" not in result.stdout
+    assert f"{bad}:1:1: module attribute mhlo.num_partitions: error: " in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
