@@ -157,11 +157,9 @@ NO_IOTA = {
     "swapped_pair": "{devices=[4]0,1,3,2}",
     "ring_order": "{devices=[2,4]0,1,2,3,7,6,5,4}",
     "does_not_start_at_zero": "{devices=[2,2]1,0,2,3}",
-    # XLA itself prints this V1 for {devices=[2,6]<=[4,3]T(1,0) last_tile_dim_replicate}: sorted
-    # groups {0,1,3,4,6,9} are no iota, and only an unsorted order is.
-    "sorted_groups_without_iota": (
-        "{devices=[2,6]0,1,3,4,6,9,2,5,7,8,10,11 last_tile_dim_replicate}"
-    ),
+    # Groups {0,3},{1,2}, as sets, are the pairs of no iota of 4 ids (those give {0,1},{2,3}
+    # and {0,2},{1,3}).
+    "groups_of_no_iota": "{devices=[2,2]0,3,1,2 last_tile_dim_replicate}",
 }
 
 

@@ -10,7 +10,7 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import ShardingValueError
-from .iota import canonical_iota, group_minor_sorted, iota_form
+from .iota import canonical_iota, group_minor_sorted, grouped_iota_form, iota_form
 from .tiles import Tiles
 
 
@@ -104,7 +104,11 @@ class HloSharding:
 
         Ids inside a replication group carry no order, so the groups are sorted before the
         search: `{devices=[2,1,2]2,0,3,1 last_tile_dim_replicate}` (groups {0,2}, {1,3}) becomes
-        `{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}`.
+        `{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}`. When sorted groups are no
+        iota, an iota with the same groups as sets is searched (`grouped_iota_form`):
+        `{devices=[2,6]0,1,3,4,6,9,2,5,7,8,10,11 last_tile_dim_replicate}` becomes
+        `{devices=[2,6]<=[4,3]T(1,0) last_tile_dim_replicate}` (which XLA, sorting the groups
+        again, reads back as that very V1 list).
         """
         if self.kind is Kind.TUPLE:
             elements = tuple(e.to_v2() for e in self.elements)
@@ -113,6 +117,8 @@ class HloSharding:
         if self.kind is not Kind.TILED or self.tiles.is_iota:
             return self
         form = iota_form(self._placement_array())
+        if form is None and self.subgroups[-1:] == (SubgroupType.REPLICATED,):
+            form = grouped_iota_form(self.tiles.array().reshape(-1, self.tiles.dims[-1]))
         if form is None:
             return self
         return replace(self, tiles=Tiles._trusted(self.tiles.dims, *form))
