@@ -270,30 +270,27 @@ def opt(input, passes, split_input_file, mesh, num_devices) -> None:
 
 
 @main.command()
-@click.argument("inputs", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@_inputs
 @click.option(
     "--devices",
     type=click.IntRange(min=1),
-    help="CPU devices to compile on (default: what the shardings say).",
+    help="Device count of graphs whose module and dump do not say (all replicated).",
 )
 @_mesh_option
-def check(inputs, devices, mesh) -> None:
+@click.option(
+    "--reference/--no-reference",
+    default=True,
+    show_default=True,
+    help="Also compare with the program run unpartitioned on one device.",
+)
+def check(inputs, devices, mesh, reference) -> None:
     """Convert, compile original (GSPMD) and result (Shardy) on the CPU PJRT client, compare."""
-    import os
-
-    # Before jaxlib loads: XLA's C++ warnings (GSPMD deprecation, device lists) would drown
-    # the report.
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     from .check import check_inputs
 
     failures = 0
-    for where, outcome in check_inputs(inputs, devices, mesh):
-        if isinstance(outcome, ShardyConvertError):
-            click.echo(str(outcome), err=True)
-            failures += 1
-        else:
-            click.echo(f"{where}: {outcome}")
-            failures += not outcome.ok
+    for graph in check_inputs(inputs, devices=devices, mesh=mesh, reference=reference):
+        click.echo(str(graph), err=graph.error is not None)
+        failures += graph.failed
     if failures:
         raise _Failed()
 

@@ -201,7 +201,7 @@ COMPILED = [
 @pytest.mark.slow
 @pytest.mark.parametrize("path", COMPILED)
 def test_exported_module_compiles_with_gspmd_to_the_same_program(path):
-    from shardy_convert.check import Report, _compare_shardings, _compare_values, compile_module
+    from shardy_convert.check import compare_programs, compare_values, compile_module
 
     entry = next(e for e in manifest() if e["path"] == path)
     n = entry["num_devices"]
@@ -210,11 +210,9 @@ def test_exported_module_compiles_with_gspmd_to_the_same_program(path):
     back = export(converted(text, n))
     a = compile_module(original, n, shardy=False)
     b = compile_module(back, n, shardy=False)
-    report = Report(n, len(a.parameters), len(a.outputs))
-    _compare_shardings("parameter", a.parameters, b.parameters, report)
-    _compare_shardings("output", a.outputs, b.outputs, report)
+    report = compare_programs(a, b)
     if report.ok:
-        _compare_values(a, b, report, seed=0)
+        compare_values(a, b, report)
     assert report.ok, str(report)
 
 

@@ -1,0 +1,47 @@
+"""`check`: proof by compilation that a conversion is right, graph by graph.
+
+The GSPMD original and the Shardy result are compiled on jaxlib's CPU PJRT client with N
+virtual devices (GSPMD partitioner for the original, Shardy for the result); their parameter
+shardings, the output shardings the original annotates, and their values on random inputs must
+agree, and both are compared with the program run unpartitioned on one device, which tells a
+conversion bug from a compiler bug. Each graph gets one verdict: same program, same up to float
+reassociation, conversion differs, compiler differs from the unpartitioned reference, already
+Shardy, or the located error that stopped it.
+
+The room:
+- `run.py`: the loop over a batch (`check_inputs`): read, convert, one client, compare.
+- `verdict.py`: one graph's comparison (`compare`) and its `Report`.
+- `values.py`: outputs compared exactly or up to float reassociation (pure numpy).
+- `reference.py`: the unpartitioned program, and the Shardy program on the identity order.
+- `client.py`: the CPU client: device count, compile, execute, XLA's logging kept quiet.
+- `signature.py`: @main's shapes and random inputs for them.
+"""
+
+from __future__ import annotations
+
+from .client import Compiled, compile_module, ensure_devices, execute
+from .run import GraphCheck, check_inputs, device_count
+from .signature import Signature, main_signature, random_inputs
+from .values import Agreement, agreement, tolerance
+from .verdict import Report, Verdict, compare, compare_programs, compare_values
+
+__all__ = [
+    "Agreement",
+    "Compiled",
+    "GraphCheck",
+    "Report",
+    "Signature",
+    "Verdict",
+    "agreement",
+    "check_inputs",
+    "compare",
+    "compare_programs",
+    "compare_values",
+    "compile_module",
+    "device_count",
+    "ensure_devices",
+    "execute",
+    "main_signature",
+    "random_inputs",
+    "tolerance",
+]

@@ -1,0 +1,92 @@
+"""Comparing two programs' outputs: exactly, or up to float reassociation (pure numpy).
+
+Two partitioners (or a partitioned and an unpartitioned program) sum the partial results of a
+reduction in different orders, so float outputs may differ in their last bits. The error of a
+reassociated sum of K terms is about eps * sqrt(K) times the terms' magnitude; a wrong program
+(a moved shard, a wrong all-reduce group) is off by the magnitude of the values themselves. So
+each output is compared relative to its own scale (its largest finite magnitude, on either
+side): `max |a - b| / max |a|,|b|`. Outputs agree up to reassociation when that is at most
+sqrt(eps) of their dtype (half the mantissa bits agree: 3.5e-4 for f32, 1.5e-8 for f64, 0.03
+for f16, 0.09 for bf16). Example: an f32 output of magnitude 2e4 with max abs diff 0.0085 is
+relative 4e-7: reassociation. Integers and bools compare exactly; NaN and infinities must be
+in the same places.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How one output of two programs compares: `relative` is 0.0 when bit-identical (NaN
+    equal to NaN), inf when integers, shapes or non-finite values differ."""
+
+    index: int
+    relative: float
+    tolerance: float
+    detail: str = ""
+
+    @property
+    def exact(self) -> bool:
+        return self.relative == 0.0
+
+    @property
+    def close(self) -> bool:
+        return self.relative <= self.tolerance
+
+    def __str__(self) -> str:
+        return f"output {self.index}: {self.detail}"
+
+
+def tolerance(dtype: np.dtype) -> float:
+    """sqrt(eps) for floats, 0 for integers and bools."""
+    if not _is_float(dtype):
+        return 0.0
+    return math.sqrt(float(_finfo(dtype).eps))
+
+
+def agreement(index: int, a: np.ndarray, b: np.ndarray) -> Agreement:
+    """Compares output `index` of two programs."""
+    tol = tolerance(a.dtype)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return Agreement(
+            index, math.inf, tol, f"{a.dtype}{list(a.shape)} vs {b.dtype}{list(b.shape)}"
+        )
+    if np.array_equal(a, b, equal_nan=_is_float(a.dtype)):
+        return Agreement(index, 0.0, tol)
+    if not _is_float(a.dtype):
+        wrong = int(np.count_nonzero(a != b))
+        return Agreement(index, math.inf, tol, f"{wrong} of {a.size} values differ")
+    x, y = a.astype(np.float64), b.astype(np.float64)
+    finite = np.isfinite(x) & np.isfinite(y)
+    if not np.array_equal(x[~finite], y[~finite], equal_nan=True):
+        return Agreement(index, math.inf, tol, "NaN or infinity in different places")
+    diff = float(np.max(np.abs(x[finite] - y[finite])))
+    scale = float(max(np.max(np.abs(x[finite])), np.max(np.abs(y[finite]))))
+    relative = diff / scale if scale else 0.0
+    detail = f"max relative {relative:.2g} (max abs diff {diff:.3g}, magnitude {scale:.3g})"
+    return Agreement(index, relative, tol, detail)
+
+
+def agreements(a: list[np.ndarray], b: list[np.ndarray]) -> list[Agreement]:
+    return [agreement(k, x, y) for k, (x, y) in enumerate(zip(a, b))]
+
+
+def max_relative(found: list[Agreement]) -> float:
+    return max((f.relative for f in found), default=0.0)
+
+
+def _is_float(dtype: np.dtype) -> bool:
+    return np.issubdtype(dtype, np.floating) or dtype.name == "bfloat16"
+
+
+def _finfo(dtype: np.dtype):
+    if dtype.name == "bfloat16":
+        import ml_dtypes
+
+        return ml_dtypes.finfo(dtype)
+    return np.finfo(dtype)
