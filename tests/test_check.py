@@ -145,6 +145,17 @@ def test_no_reference_for_manual_regions():
     assert "no unpartitioned reference (manual regions)" in str(report)
 
 
+def test_no_reference_for_random_numbers():
+    text = (
+        "func.func @main(%arg0: tensor<2xui64>) -> tensor<4x4xui32> {\n"
+        '  %0:2 = "stablehlo.rng_bit_generator"(%arg0) '
+        "{rng_algorithm = #stablehlo<rng_algorithm THREE_FRY>} "
+        ": (tensor<2xui64>) -> (tensor<2xui64>, tensor<4x4xui32>)\n"
+        "  return %0#1 : tensor<4x4xui32>\n}\n"
+    )
+    assert unpartitioned(text) == (None, "random numbers")
+
+
 def test_identity_order_drops_device_ids_only():
     converted = convert(dot(ORDER, *BOTH_WRONG))
     assert "device_ids=[6, 2, 1, 7, 3, 0, 5, 4]" in converted
@@ -244,7 +255,7 @@ def test_devices_does_not_constrain_a_module_that_says(tmp_path):
     assert "same program: 4 parameters, 1 outputs on 8 devices" in result.stdout
 
 
-def test_bytecode_portable_and_stdin_inputs(tmp_path):
+def test_bytecode_portable_directory_and_stdin_inputs(tmp_path):
     from jaxlib import _jax
 
     from shardy_convert import formats
@@ -256,7 +267,7 @@ def test_bytecode_portable_and_stdin_inputs(tmp_path):
     portable = _jax.mlir.serialize_portable_artifact((tmp_path / "m.mlirbc").read_bytes(), "1.0.0")
     assert formats.detect(portable) == "portable"
     (tmp_path / "m.portable").write_bytes(portable)
-    result = run("check", tmp_path / "m.mlirbc", tmp_path / "m.portable", "-", input=text)
+    result = run("check", tmp_path, tmp_path / "m.portable", "-", input=text)  # a directory too
     assert result.exit_code == 0, result.output
     for name in ("m.mlirbc", "m.portable"):
         assert f"{tmp_path / name}: same program: 4 parameters" in result.stdout

@@ -3,7 +3,8 @@
 When GSPMD and Shardy disagree, or agree on a value XLA computed wrongly, this is what tells
 which side is right. It exists only where a sharding carries no meaning of its own: a manual
 region (`@SPMDFullToShardShape` ... `@SPMDShardToFullShape`, `{manual}`) is per-device code
-whose shapes are the shards', so such a program has no single-device form (None).
+whose shapes are the shards', so such a program has no single-device form (None); nor has one
+that draws random numbers.
 
 Also here: the Shardy result on the identity device order (its meshes without `device_ids`).
 Device order moves shards between devices, never values, so if that program matches the
@@ -18,6 +19,9 @@ from ..mlir import new_context, parse_module, print_module, string_value
 from ..walker import SHARDING, find_ops
 
 MANUAL_TARGETS = frozenset({"SPMDFullToShardShape", "SPMDShardToFullShape"})
+# Random numbers drawn by a partitioned program need not be those drawn on one device (a
+# tiled `rng` draws each shard on its own device).
+RANDOM_OPS = frozenset({"stablehlo.rng", "stablehlo.rng_bit_generator"})
 # Module attributes that describe the partitioning, not the computation.
 _MODULE_ATTRS = (
     "mhlo.num_partitions",
@@ -34,6 +38,8 @@ def unpartitioned(text: str) -> tuple[str | None, str]:
         calls = find_ops(module.operation, lambda op: op.name == "stablehlo.custom_call")
         if any(_target(op) in MANUAL_TARGETS for op in calls) or "{manual" in text:
             return None, "manual regions"
+        if find_ops(module.operation, lambda op: op.name in RANDOM_OPS):
+            return None, "random numbers"
         for op in calls:
             if _target(op) == "Sharding":  # an identity that only carries a sharding
                 op.results[0].replace_all_uses_with(op.operands[0])
