@@ -16,7 +16,7 @@ from typing import ClassVar
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
-from shardy_convert.errors import ShardyConvertError
+from shardy_convert.errors import ModuleError
 from shardy_convert.mlir import format_location
 from shardy_convert.sharding.export import to_hlo
 from shardy_convert.sharding.sdy import AxisRef, DimSharding, Mesh, TensorSharding
@@ -82,7 +82,7 @@ def from_attr(attr: ir.Attribute, meshes: dict[str, Mesh]) -> tuple[TensorShardi
     if isinstance(ref, ir.FlatSymbolRefAttr):
         name = ref.value
         if name not in meshes:
-            raise ShardyConvertError(f"sharding {attr} names no sdy.mesh of this module")
+            raise ModuleError(f"sharding {attr} names no sdy.mesh of this module")
         mesh = meshes[name]
     else:
         name, mesh = "", mesh_from_attr(ref)
@@ -181,7 +181,7 @@ def manual_contexts(module: ir.Operation) -> dict[str, tuple[str, ...]]:
                 context[callee] = inner
                 work.append(callee)
             elif context[callee] != inner:
-                raise ShardyConvertError(
+                raise ModuleError(
                     f"@{callee} is called under different manual axes "
                     f"({{{', '.join(context[callee])}}} and {{{', '.join(inner)}}})",
                     location=_loc(call),
@@ -220,7 +220,7 @@ def _check_exportable(module: ir.Operation) -> None:
     """Fail before touching anything: sdy ops this pass cannot spell in GSPMD."""
     bad = find_ops(module, lambda op: op.name.startswith("sdy.") and op.name not in _HANDLED)
     if bad:
-        raise ShardyConvertError(
+        raise ModuleError(
             f"{bad[0].name} has no GSPMD form (export the front-end form JAX emits, not "
             "Shardy's imported form)",
             location=_loc(bad[0]),

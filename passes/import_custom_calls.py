@@ -14,7 +14,7 @@ from typing import ClassVar
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy, stablehlo
 
-from shardy_convert.errors import NoShardyFormError, ShardyConvertError
+from shardy_convert.errors import ModuleError, NoShardyFormError, ShardyConvertError
 from shardy_convert.mlir import format_location, string_value
 from shardy_convert.sharding import parse
 from shardy_convert.sharding.mesh import MeshPlan, plan_from_mesh
@@ -75,22 +75,22 @@ def _check_custom_call(op: ir.Operation, target: str) -> None:
     """The sharding custom calls take one value and return one; the manual-region boundaries
     carry their GSPMD sharding and have ranked tensor types on both sides."""
     if len(op.operands) != 1 or len(op.results) != 1:
-        raise ShardyConvertError(
+        raise ModuleError(
             f"@{target} must take one operand and return one result, not {len(op.operands)} "
             f"and {len(op.results)}",
             location=_loc(op),
         )
     if target == "Sharding":
         if SDY_SHARDING not in op.attributes:  # import-shardings put it there, if it could
-            raise ShardyConvertError(
+            raise ModuleError(
                 "@Sharding custom call without a sharding attribute", location=_loc(op)
             )
         return
     if SHARDING not in op.attributes or string_value(op.attributes[SHARDING]) is None:
-        raise ShardyConvertError(f"@{target} without an {SHARDING} string", location=_loc(op))
+        raise ModuleError(f"@{target} without an {SHARDING} string", location=_loc(op))
     for value in (op.operands[0], op.results[0]):
         if not isinstance(value.type, ir.RankedTensorType):
-            raise ShardyConvertError(
+            raise ModuleError(
                 f"@{target} on a value of type {value.type}, which is not a ranked tensor",
                 location=_loc(op),
             )
@@ -174,7 +174,7 @@ def _check_no_boundaries_left(calls: dict[str, list[ir.Operation]]) -> None:
     for target in (FULL_TO_SHARD, SHARD_TO_FULL):
         left = calls[target]
         if left:
-            raise ShardyConvertError(
+            raise ModuleError(
                 f"@{target} outside any manual region this pass can form", location=_loc(left[0])
             )
 
@@ -193,9 +193,7 @@ class _Region:
 
 def _import_manual_regions(block: ir.Block, plan: MeshPlan | None) -> None:
     if plan is None:
-        raise ShardyConvertError(
-            "manual region in a module without a mesh (run import-shardings first)"
-        )
+        raise ModuleError("manual region in a module without a mesh (run import-shardings first)")
     regions = _find_regions(block)
     for region in regions:
         _check_region(region)
@@ -205,7 +203,7 @@ def _import_manual_regions(block: ir.Block, plan: MeshPlan | None) -> None:
 
 def _check_region(region: _Region) -> None:
     if not region.exits:
-        raise ShardyConvertError(
+        raise ModuleError(
             f"manual region never closes: no @{SHARD_TO_FULL} takes the values this "
             f"@{FULL_TO_SHARD} makes manual",
             location=_loc(region.entries[0]),
@@ -368,7 +366,7 @@ def _manual_axes(region: _Region, plan: MeshPlan) -> list[str]:
         except ShardyConvertError as e:
             raise e.located(location=_loc(entry)) from None
     if not axes:
-        raise ShardyConvertError(
+        raise ModuleError(
             "@SPMDFullToShardShape without a manual sharding", location=_loc(region.entries[0])
         )
     names = [span.name for span in plan.spans]
@@ -388,7 +386,7 @@ def _inputs(region: _Region) -> tuple[list[ir.Value], list[ir.Attribute], list[i
             continue
         sharding = _known_sharding(value)
         if sharding is None:
-            raise ShardyConvertError(
+            raise ModuleError(
                 "the value entering this manual region has no sharding to take its "
                 "in_sharding from",
                 location=_loc(entry),

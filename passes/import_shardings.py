@@ -8,7 +8,12 @@ from typing import ClassVar
 
 from jaxlib.mlir import ir
 
-from shardy_convert.errors import NoShardyFormError, ShardyConvertError, ShardyConvertWarning
+from shardy_convert.errors import (
+    ModuleError,
+    NoShardyFormError,
+    ShardyConvertError,
+    ShardyConvertWarning,
+)
 from shardy_convert.mlir import format_location, string_value
 from shardy_convert.sharding import HloSharding, Kind, SubgroupType
 from shardy_convert.sharding.mesh import MeshPlan, maximal_mesh_name, plan_mesh
@@ -54,6 +59,7 @@ class ImportShardingsPass:
         for site, sharding in found:
             _check_values(site, sharding)
         count = self.num_devices or _num_partitions(module)
+        _check_num_partitions(module, self.num_devices)
         _check_device_counts(
             found, count, "num_devices" if self.num_devices else "mhlo.num_partitions"
         )
@@ -79,13 +85,26 @@ def _num_partitions(module: ir.Operation) -> int | None:
         return None
     attr = module.attributes["mhlo.num_partitions"]
     if not isinstance(attr, ir.IntegerAttr) or ir.IntegerAttr(attr).value < 1:
-        raise ShardyConvertError(
+        raise ModuleError(
             f"mhlo.num_partitions must be a positive integer, not {attr}",
             location=join_location(
                 format_location(module.location), "module attribute mhlo.num_partitions"
             ),
         )
     return ir.IntegerAttr(attr).value
+
+
+def _check_num_partitions(module: ir.Operation, num_devices: int | None) -> None:
+    """A device count given as an option agrees with the module's own `mhlo.num_partitions`
+    (the output would otherwise carry both: a mesh of one size, partitions of another)."""
+    partitions = _num_partitions(module)
+    if num_devices is not None and partitions is not None and partitions != num_devices:
+        raise ModuleError(
+            f"num_devices is {num_devices} but the module says mhlo.num_partitions = {partitions}",
+            location=join_location(
+                format_location(module.location), "module attribute mhlo.num_partitions"
+            ),
+        )
 
 
 def _tiled_count(sharding: HloSharding) -> int | None:
@@ -116,7 +135,7 @@ def _check_device_counts(
             if n == expected:
                 continue
             said = source if count is not None else f'"{first[0].text}" at {first[0].location}'
-            raise ShardyConvertError(
+            raise ModuleError(
                 f'sharding "{site.text}" spans {n} devices but {said} says {expected}',
                 location=site.location,
             )
@@ -129,7 +148,7 @@ def _check_maximal_devices(found: list[tuple[Site, HloSharding]], count: int) ->
     for site, sharding in found:
         for leaf in sharding.leaves():
             if leaf.kind is Kind.MAXIMAL and leaf.device >= count:
-                raise ShardyConvertError(
+                raise ModuleError(
                     f'sharding "{site.text}" puts the value on device {leaf.device}, but the '
                     f"module runs on {count} devices",
                     location=site.location,
@@ -142,7 +161,7 @@ def _check_tuple_arity(found: list[tuple[Site, HloSharding]]) -> None:
             continue
         results = len(site.owner.results)
         if len(sharding.elements) != results:
-            raise ShardyConvertError(
+            raise ModuleError(
                 f'tuple sharding "{site.text}" has {len(sharding.elements)} elements but the op '
                 f"has {results} results",
                 location=site.location,
@@ -156,9 +175,7 @@ def _check_values(site: Site, sharding: HloSharding) -> None:
     types = site.value_types()
     leaves = sharding.leaves()
     if site.kind != "op" and len(leaves) != 1:
-        raise ShardyConvertError(
-            f'tuple sharding "{site.text}" on a single value', location=site.location
-        )
+        raise ModuleError(f'tuple sharding "{site.text}" on a single value', location=site.location)
     if sharding.kind is not Kind.TUPLE:
         leaves = leaves * len(types)
     for k, (leaf, value_type) in enumerate(zip(leaves, types)):
@@ -166,7 +183,7 @@ def _check_values(site: Site, sharding: HloSharding) -> None:
         if leaf.kind is not Kind.TILED or leaf.is_replicated or len(leaf.data_dims) == rank:
             continue
         which = f"element {k} of " if sharding.kind is Kind.TUPLE else ""
-        raise ShardyConvertError(
+        raise ModuleError(
             f'{which}sharding "{site.text}" has {len(leaf.data_dims)} tile dims but the value '
             f"has rank {rank}",
             location=site.location,
@@ -178,7 +195,7 @@ def _rank(site: Site, value_type: ir.Type) -> int:
         return ir.RankedTensorType(value_type).rank
     if str(value_type) == "!stablehlo.token":
         return 0
-    raise ShardyConvertError(
+    raise ModuleError(
         f'sharding "{site.text}" on a value of type {value_type}, which is not a ranked tensor',
         location=site.location,
     )

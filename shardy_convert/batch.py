@@ -215,8 +215,12 @@ def write(result: str | bytes, target: Path | None, stdout: BinaryIO | None = No
 
 
 def _write_stream(data: bytes, stream: BinaryIO, name: str) -> None:
+    """All of `data`: a buffered stream returns a short count, with no error, when a pipe's
+    reader goes away mid-write; the error (BrokenPipeError) comes with the next write."""
+    view = memoryview(data)
     try:
-        stream.write(data)
+        while view:
+            view = view[stream.write(view) :]
         stream.flush()
     except BrokenPipeError:
         raise

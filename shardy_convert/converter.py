@@ -2,36 +2,19 @@
 
 from __future__ import annotations
 
-import functools
 import re
+import warnings
 from collections.abc import Sequence
 
 from jaxlib.mlir import ir
 
 from . import formats, pipeline
-from .errors import ModuleError, ShardyConvertError
-from .mlir import has_locations, internal_error, mlir_error, new_context, run_pipeline
+from .errors import ModuleError, ShardyConvertError, ShardyConvertWarning
+from .mlir import has_locations, mlir_error, new_context, run_pipeline
 from .sharding.tiles import MAX_DEVICES
 from .walker import body, sites
 
 
-def _only_convert_errors(fn):
-    """The library boundary: whatever goes wrong leaves as a ShardyConvertError (an unexpected
-    exception as "internal error ..."), never as a stray IndexError or RuntimeError."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except (ShardyConvertError, Warning):
-            raise
-        except Exception as e:
-            raise internal_error(f"in {fn.__name__}", e) from e
-
-    return wrapper
-
-
-@_only_convert_errors
 def convert(
     module: str | bytes,
     *,
@@ -65,10 +48,14 @@ def convert(
     A module that already carries Shardy (natively, or in the round-trip form of a portable
     artifact) is returned unchanged when no other form is asked for.
     """
-    form = formats.detect(module)
+    form = formats.detect(formats.check_type(module))
     emit = emit or form
     if emit not in formats.FORMS:
         raise ShardyConvertError(f"emit must be one of {', '.join(formats.FORMS)}, not {emit!r}")
+    if target_version is not None:
+        formats.check_version(target_version)
+        if emit != "portable":
+            _ignored("target_version", "the output is not a portable artifact")
     if form == "portable":
         target_version = target_version or formats.portable_version(module)
     options = pipeline.Options(
@@ -77,21 +64,31 @@ def convert(
     with new_context() as ctx:
         mod = formats.load(module, ctx)
         if is_shardy(mod.operation):
+            if mesh or num_devices:
+                _ignored("mesh" if mesh else "num_devices", "the module already carries Shardy")
             if form == emit:
                 return module
-            return formats.save(mod, emit, target_version, has_locations(module))
-        convert_module(mod, options, imported=imported, validate=validate)
-        return formats.save(mod, emit, target_version, has_locations(module))
+        else:
+            convert_module(mod, options, imported=imported, validate=validate)
+        return _same_type(formats.save(mod, emit, target_version, has_locations(module)), module)
+
+
+def _ignored(option: str, why: str) -> None:
+    warnings.warn(f"{option} ignored: {why}", ShardyConvertWarning, stacklevel=3)
+
+
+def _same_type(result: str | bytes, original: str | bytes) -> str | bytes:
+    """Text comes back as `str` for `str` input and as UTF-8 `bytes` for `bytes` input."""
+    return result.encode() if isinstance(original, bytes) and isinstance(result, str) else result
 
 
 def _save_like(mod: ir.Module, original: str | bytes) -> str | bytes:
     """Prints `mod` in the form (and portable version) `original` came in."""
     form = formats.detect(original)
     version = formats.portable_version(original) if form == "portable" else None
-    return formats.save(mod, form, version, has_locations(original))
+    return _same_type(formats.save(mod, form, version, has_locations(original)), original)
 
 
-@_only_convert_errors
 def to_v2(module: str | bytes) -> str | bytes:
     """Only rewrites V1 device lists into V2 iota form; the module stays GSPMD."""
     with new_context() as ctx:
@@ -100,12 +97,11 @@ def to_v2(module: str | bytes) -> str | bytes:
         return _save_like(mod, module)
 
 
-@_only_convert_errors
 def to_gspmd(module: str | bytes, *, emit: str | None = None) -> str | bytes:
     """Exports a Shardy module (text, bytecode, or a portable artifact in Shardy's round-trip
     form) back to GSPMD `mhlo.sharding` (V2; V1 on meshes with `device_ids`) and the GSPMD
     custom calls; a module without Shardy shardings is returned as it is."""
-    form = formats.detect(module)
+    form = formats.detect(formats.check_type(module))
     emit = emit or form
     if emit not in formats.FORMS:
         raise ShardyConvertError(f"emit must be one of {', '.join(formats.FORMS)}, not {emit!r}")
@@ -116,7 +112,7 @@ def to_gspmd(module: str | bytes, *, emit: str | None = None) -> str | bytes:
         if not _has_meshes(mod.operation) and emit == form:
             return module
         pipeline.run(mod, ["export-shardings"])
-        return formats.save(mod, emit, version, has_locations(module))
+        return _same_type(formats.save(mod, emit, version, has_locations(module)), module)
 
 
 # The transforms a batch of files can run, by command name: each takes one module (text,
@@ -127,7 +123,6 @@ TRANSFORMS = {"convert": convert, "v2": to_v2, "to-gspmd": to_gspmd}
 SPLIT_MARKER = "// -----"
 
 
-@_only_convert_errors
 def run_passes(
     module: str | bytes, names: Sequence[str], options: pipeline.Options | None = None
 ) -> str | bytes:
@@ -229,22 +224,24 @@ def parse_mesh(mesh: Sequence[tuple[str, int]] | str | None) -> tuple[tuple[str,
     if mesh is None or (isinstance(mesh, (list, tuple)) and not mesh):
         return None
     if isinstance(mesh, str):
-        pairs = [tuple(x.strip() for x in part.partition("=")[::2]) for part in mesh.split(",")]
+        parts = [part.strip() for part in mesh.split(",")]
     else:
-        pairs = [(str(n), str(s)) for n, s in mesh]
-    text = mesh if isinstance(mesh, str) else ",".join(f"{n}={s}" for n, s in pairs)
-    axes = tuple(_check_mesh_axis(text, name, size) for name, size in pairs)
+        parts = [f"{n}={s}" for n, s in mesh]
+    text = mesh if isinstance(mesh, str) else ",".join(parts)
+    axes = tuple(_check_mesh_axis(text, part) for part in parts)
     if len({n for n, _ in axes}) != len(axes):
         raise ShardyConvertError(f'mesh "{text}" names an axis twice')
     return axes
 
 
-def _check_mesh_axis(mesh: str, name: str, size: str) -> tuple[str, int]:
+def _check_mesh_axis(mesh: str, part: str) -> tuple[str, int]:
+    """One `NAME=SIZE` of a mesh; errors quote `part` as it was written."""
     shown = mesh if len(mesh) <= 80 else mesh[:77] + "..."
-    if not _MESH_NAME.fullmatch(name) or not size.isascii() or not size.isdigit():
+    name, equals, size = (x.strip() for x in part.partition("="))
+    if not equals or not _MESH_NAME.fullmatch(name) or not size.isascii() or not size.isdigit():
         raise ShardyConvertError(
             f'mesh "{shown}": expected NAME=SIZE,... with names of letters, digits, "_", "." '
-            f'or "-", got "{_clip(f"{name}={size}", 40)}"'
+            f'or "-", got "{_clip(part, 40)}"'
         )
     if len(size.lstrip("0")) > 9 or not 1 <= int(size) <= MAX_DEVICES:
         raise ShardyConvertError(

@@ -49,14 +49,48 @@ def portable_version(data: bytes) -> str | None:
     return name.removeprefix(_PORTABLE_PRODUCER) if name.startswith(_PORTABLE_PRODUCER) else None
 
 
+def check_type(data: object) -> str | bytes:
+    """`data` if it is a module as the library takes it (`str` text, `bytes` text, bytecode
+    or portable artifact); TypeError otherwise (a path is not read for the caller)."""
+    if isinstance(data, (str, bytes)):
+        return data
+    hint = " (read the file first)" if isinstance(data, os.PathLike) else ""
+    raise TypeError(
+        f"a module must be str or bytes (MLIR text, bytecode or a portable artifact), "
+        f"not {type(data).__name__}{hint}"
+    )
+
+
+def check_version(version: str) -> None:
+    """Raises ShardyConvertError unless `version` is a StableHLO version jaxlib can write."""
+    from jaxlib.mlir.dialects import stablehlo
+
+    low, high = stablehlo.get_minimum_version(), stablehlo.get_current_version()
+    parts = version.split(".")
+    if len(parts) == 3 and all(p.isascii() and p.isdigit() and len(p) < 6 for p in parts):
+        number = tuple(map(int, parts))
+        if _number(low) <= number <= _number(high):
+            return
+    raise ShardyConvertError(
+        f'target version "{version[:40]}" is not a StableHLO version from {low} to {high}'
+    )
+
+
+def _number(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split("."))
+
+
 def load(data: str | bytes, ctx: ir.Context) -> ir.Module:
     """Parses any of the three forms into a StableHLO module in `ctx`.
 
     Bytecode (plain or portable) is first read in a child process and comes back as text:
     MLIR's bytecode reader is not hardened against corrupt input and can abort or corrupt
     memory (measured: `double free or corruption`, nanobind `terminate`), which must not take
-    the caller's process down. The text keeps every location.
+    the caller's process down. The text keeps every location. Empty input is an error.
     """
+    check_type(data)
+    if not data or data.isspace():  # isspace stops at the first other character
+        raise ModuleError("the input is empty")
     if is_bytecode(data) and ISOLATE_BYTECODE:
         return parse_module(read_isolated(data), ctx)
     return _load_in_process(data, ctx)

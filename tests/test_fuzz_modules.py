@@ -266,15 +266,26 @@ def test_bad_mesh_hints_are_conversion_errors(mesh, message):
         parse_mesh(mesh)
 
 
-def test_an_unexpected_exception_inside_a_pass_is_an_internal_shardy_convert_error(monkeypatch):
+def test_a_bug_inside_a_pass_leaves_the_library_as_itself_and_the_cli_as_one_line(
+    monkeypatch, tmp_path
+):
+    from click.testing import CliRunner
     from shardy_convert.passes import import_custom_calls
+
+    from shardy_convert.cli import main
 
     def broken(*args):
         raise IndexError("index out of range")
 
     monkeypatch.setattr(import_custom_calls, "_sharding_custom_calls", broken)
-    with pytest.raises(ShardyConvertError, match="internal error in pass import-custom-calls"):
-        convert_quietly(_module("    return %arg0 : tensor<8x8xf32>"))
+    module = _module("    return %arg0 : tensor<8x8xf32>")
+    with pytest.raises(IndexError, match="index out of range"):  # not disguised as bad input
+        convert_quietly(module)
+    path = tmp_path / "m.mlir"
+    path.write_text(module)
+    result = CliRunner().invoke(main, ["convert", str(path)])
+    assert result.exit_code == 1
+    assert result.stderr == f"{path}: error: internal error: IndexError: index out of range\n"
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,251 @@
+"""Batches and safe writes (`shardy_convert.batch`) and the command line's edges: what is
+written where, what is refused before anything is written, and the exit code of each."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import subprocess
+import sys
+import threading
+
+import pytest
+from click.testing import CliRunner
+
+from shardy_convert import ShardyConvertError, batch, convert
+from shardy_convert.cli import main
+
+from .conftest import TESTDATA
+
+MATMUL = TESTDATA / "torch_xla" / "matmul_2x4.mlir"
+DUMP = TESTDATA / "torch_xla" / "matmul_2x4.dump"
+SHARDY = TESTDATA / "jax" / "shard_map_full.shardy.mlir"
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, [str(a) for a in args], input=input)
+
+
+@pytest.fixture
+def umask_022():
+    old = os.umask(0o022)
+    yield
+    os.umask(old)
+
+
+# --- safe writes ------------------------------------------------------------------------------
+
+
+def test_new_output_follows_the_umask(tmp_path, umask_022):
+    out = tmp_path / "new.mlir"
+    assert run("convert", MATMUL, "-o", out).exit_code == 0
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644
+
+
+def test_existing_output_keeps_its_mode(tmp_path, umask_022):
+    out = tmp_path / "old.mlir"
+    out.write_text("old")
+    out.chmod(0o640)
+    assert run("convert", MATMUL, "-o", out).exit_code == 0
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640
+    assert "sdy.mesh" in out.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.mlir"]  # no temporary left
+
+
+def test_symlink_output_writes_through_to_its_target(tmp_path):
+    target = tmp_path / "real.mlir"
+    target.write_text("old")
+    link = tmp_path / "link.mlir"
+    link.symlink_to(target)
+    assert run("convert", MATMUL, "-o", link).exit_code == 0
+    assert link.is_symlink()
+    assert "sdy.mesh" in target.read_text()
+
+
+def test_fifo_output_is_written_in_place_not_renamed_over(tmp_path):
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    result = run("convert", MATMUL, "-o", fifo)
+    reader.join(timeout=60)
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert b"sdy.mesh" in received[0]
+
+
+def test_output_that_is_an_input_is_refused(tmp_path):
+    path = tmp_path / "m.mlir"
+    path.write_bytes(MATMUL.read_bytes())
+    result = run("convert", path, "-o", path)
+    assert result.exit_code == 2
+    assert "inputs are never written" in result.stderr
+    assert path.read_bytes() == MATMUL.read_bytes()
+
+
+def test_output_that_is_an_input_through_a_directory_is_refused(tmp_path):
+    (tmp_path / "m.mlir").write_bytes(MATMUL.read_bytes())
+    result = run("convert", tmp_path, "-o", tmp_path)
+    assert result.exit_code == 2
+    assert (tmp_path / "m.mlir").read_bytes() == MATMUL.read_bytes()
+
+
+def test_two_inputs_for_one_output_are_refused_before_anything_is_written(tmp_path):
+    for side in "ab":
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "m.mlir").write_bytes(MATMUL.read_bytes())
+    out = tmp_path / "out"
+    result = run("convert", tmp_path / "a" / "m.mlir", tmp_path / "b" / "m.mlir", "-o", out)
+    assert result.exit_code == 2
+    assert "would both be written to" in result.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("args", [(MATMUL, DUMP), (TESTDATA / "jax",)], ids=["files", "dir"])
+def test_several_inputs_without_an_output_are_a_usage_error(args):
+    result = run("convert", *args)
+    assert result.exit_code == 2
+    assert "need -o DIR" in result.stderr
+    assert result.stdout == ""
+
+
+def test_full_disk_is_reported_with_the_path(tmp_path, monkeypatch):
+    out = tmp_path / "out.mlir"
+    out.write_text("old")
+
+    class Full:
+        def __init__(self, fd, mode):
+            self.fd = fd
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            os.close(self.fd)
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        def fileno(self):
+            return self.fd
+
+    monkeypatch.setattr(batch.os, "fdopen", Full)
+    with pytest.raises(ShardyConvertError, match=f"^{out}: error: cannot write: No space left"):
+        batch.write("module {}", out)
+    assert out.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.mlir"]
+
+
+def test_full_stdout_is_reported_as_such():
+    class Full:
+        def write(self, data):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    with pytest.raises(ShardyConvertError, match=r"^<stdout>: error: cannot write: No space"):
+        batch.write("module {}", None, stdout=Full())
+
+
+# --- the edges ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("emit", ["bytecode", "portable"])
+def test_a_dump_cannot_be_emitted_as_bytecode(tmp_path, emit):
+    out = tmp_path / "out.dump"
+    result = run("convert", DUMP, "--emit", emit, "-o", out)
+    assert result.exit_code == 1
+    assert f"{DUMP}: error: a torch_xla dump is text: it cannot be written as {emit}" in (
+        result.stderr
+    )
+    assert not out.exists()
+
+
+def test_stdin_is_read_once():
+    result = run("convert", "-", "-", input=MATMUL.read_text())
+    assert result.exit_code == 2
+    assert "stdin (-) is given more than once" in result.stderr
+
+
+@pytest.mark.parametrize("text", ["", "  \n"], ids=["empty", "blank"])
+def test_empty_input_is_an_error(tmp_path, text):
+    path = tmp_path / "empty.mlir"
+    path.write_text(text)
+    result = run("convert", path)
+    assert result.exit_code == 1
+    assert f"{path}: error: the input is empty" in result.stderr
+    assert result.stdout == ""
+
+
+def test_bad_target_version_is_an_error():
+    result = run("convert", MATMUL, "--emit", "portable", "--target-version", "9.9.9")
+    assert result.exit_code == 1
+    assert 'target version "9.9.9" is not a StableHLO version from' in result.stderr
+    assert result.stdout_bytes == b""
+
+
+def test_target_version_without_a_portable_output_is_warned_about():
+    result = run("convert", MATMUL, "--target-version", "1.0.0")
+    assert result.exit_code == 0
+    assert "warning: target_version ignored: the output is not a portable artifact" in (
+        result.stderr
+    )
+
+
+def test_mesh_on_already_shardy_input_is_warned_about():
+    result = run("convert", SHARDY, "--mesh", "a=8")
+    assert result.exit_code == 0, result.output
+    assert "warning: mesh ignored: the module already carries Shardy" in result.stderr
+    assert result.stdout == SHARDY.read_text()
+
+
+def test_num_devices_must_agree_with_num_partitions(tmp_path):
+    path = tmp_path / "m.mlir"
+    path.write_text(
+        "module attributes {mhlo.num_partitions = 16 : i32} {\n"
+        '  func.func @main(%arg0: tensor<16xf32> {mhlo.sharding = "{replicated}"}) '
+        "-> tensor<16xf32> {\n    return %arg0 : tensor<16xf32>\n  }\n}\n"
+    )
+    result = run("convert", path, "--num-devices", "8")
+    assert result.exit_code == 1
+    assert "num_devices is 8 but the module says mhlo.num_partitions = 16" in result.stderr
+    assert result.stdout == ""
+
+
+def test_malformed_mesh_is_a_usage_error_quoting_what_was_typed():
+    result = run("convert", MATMUL, "--mesh", "data")
+    assert result.exit_code == 2
+    assert 'got "data"' in result.stderr
+    assert "data=" not in result.stderr
+
+
+def test_broken_pipe_exits_quietly(tmp_path):
+    """`shardy-convert ... | head`: the reader goes away after a few bytes of an output larger
+    than the pipe's buffer."""
+    big = tmp_path / "big.dump"
+    big.write_text((TESTDATA / "torch_xla" / "transformer_block.dump").read_text() * 8)
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
+    command = [sys.executable, "-m", "shardy_convert", "convert", str(big), "--no-validate"]
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    ) as child:
+        child.stdout.read(100)
+        child.stdout.close()
+        stderr = child.stderr.read()
+        assert child.wait(timeout=600) == 1  # the output was not all delivered
+    assert stderr == b""
+
+
+# --- the library's boundary --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [123, MATMUL, None], ids=["int", "path", "none"])
+def test_library_rejects_what_is_not_a_module_with_type_error(bad):
+    with pytest.raises(TypeError, match="a module must be str or bytes"):
+        convert(bad)
+
+
+def test_library_gives_bytes_for_bytes():
+    out = convert(MATMUL.read_bytes())
+    assert isinstance(out, bytes)
+    assert out.decode() == convert(MATMUL.read_text())
