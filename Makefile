@@ -22,7 +22,7 @@ install: $(PY) ## create .venv and install shardy-convert with its test tools (e
 	$(PIP) install --quiet -e '.[test]'
 	@$(VENV)/bin/shardy-convert --version
 
-test: ## run the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices)
+test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices)
 	$(PY) -m pytest -q
 
 lint: ## ruff check and format check

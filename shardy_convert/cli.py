@@ -233,13 +233,14 @@ def _warn(message: str) -> None:
 
 
 @main.command()
-@click.argument("input", type=click.Path(allow_dash=True))
+@click.argument("input", type=click.Path(exists=True, allow_dash=True))
 @click.option(
     "-p",
     "--passes",
     required=True,
-    metavar="NAME,...",
-    help="Comma-separated passes: project passes (see list-passes) or registered sdy-* passes.",
+    metavar="PIPELINE",
+    help="Passes to run (see list-passes): NAME,... or an mlir-opt pipeline string, "
+    "'builtin.module(import-shardings{num-devices=8}, sdy-close-shardings)'.",
 )
 @click.option("--split-input-file", is_flag=True, help="Run each `// -----` case separately.")
 @_mesh_option
@@ -249,19 +250,19 @@ def opt(input, passes, split_input_file, mesh, num_devices) -> None:
     from .batch import read_input
     from .converter import run_passes, split_input
     from .dump import as_text
-    from .pipeline import Options
+    from .pipeline import Options, parse
 
+    steps = parse(passes)  # every unknown pass and bad option: a usage error
     data = read_input(input)
     text = as_text(data)
     options = Options(num_devices=num_devices, mesh=mesh)
-    names = [n.strip() for n in passes.split(",") if n.strip()]
     cases = split_input(text) if split_input_file and text is not None else [text or data]
     failures = 0
     for k, case in enumerate(cases):
         if k:
             click.echo("// -----")
         try:
-            click.echo(run_passes(case, names, options), nl=False)
+            click.echo(run_passes(case, steps, options), nl=False)
         except ShardyConvertError as e:
             click.echo(str(e.located(file=input)), err=True)
             failures += 1
@@ -297,14 +298,22 @@ def check(inputs, devices, mesh, reference) -> None:
 
 @main.command("list-passes")
 def list_passes() -> None:
-    """Print every pass of the project with its description."""
+    """Print every pass `opt` runs: the project's (with description and options) and the
+    Shardy passes this jaxlib registers."""
+    from dataclasses import fields
+
     from .passes import PASSES
     from .pipeline import CONVERT_PIPELINE
+    from .pipeline_text import registered_shardy_passes
 
     for name, cls in PASSES.items():
         doc = " ".join((cls.__doc__ or "").split())
-        click.echo(f"{name}\n  {doc}\n")
-    click.echo("convert pipeline: " + ",".join(CONVERT_PIPELINE))
+        options = " ".join(f"{f.name.replace('_', '-')}=..." for f in fields(cls))
+        click.echo(f"{name}{f'{{{options}}}' if options else ''}\n  {doc}\n")
+    click.echo("Shardy's passes registered in this jaxlib:")
+    for name, anchor in registered_shardy_passes().items():
+        click.echo(f"  {name}" if anchor == "builtin.module" else f"  {anchor}({name})")
+    click.echo("\nconvert pipeline: " + ",".join(CONVERT_PIPELINE))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -124,14 +124,16 @@ SPLIT_MARKER = "// -----"
 
 
 def run_passes(
-    module: str | bytes, names: Sequence[str], options: pipeline.Options | None = None
+    module: str | bytes, passes: str | Sequence[str], options: pipeline.Options | None = None
 ) -> str | bytes:
-    """Runs the named passes (project or registered `sdy-*`) and prints the result, like
-    mlir-opt / sdy_opt. Nothing is verified beyond what MLIR verifies after each pass."""
-    pipeline.check_names(names)
+    """Runs a pipeline (a list of pass names, or a pipeline string like mlir-opt's:
+    `builtin.module(import-shardings{num-devices=8}, sdy-close-shardings)`) of project and
+    registered Shardy passes and prints the result, like mlir-opt / sdy_opt. Nothing is
+    verified beyond what MLIR verifies after each pass."""
+    steps = pipeline.parse(passes)
     with new_context() as ctx:
-        mod = formats.load(module, ctx)
-        pipeline.run(mod, names, options or pipeline.Options())
+        mod = formats.load(formats.check_type(module), ctx)
+        pipeline.run(mod, steps, options or pipeline.Options())
         return _save_like(mod, module)
 
 

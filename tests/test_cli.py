@@ -115,7 +115,7 @@ def test_opt_runs_named_passes_and_rejects_unknown_ones():
     assert result.exit_code == 0, result.output
     assert "sdy.sharding" in result.stdout
     bad = run("opt", MATMUL, "-p", "v1-to-v2,no-such-pass,nor-this")
-    assert bad.exit_code == 1
+    assert bad.exit_code == 2
     assert "unknown passes: no-such-pass, nor-this" in bad.stderr
 
 

@@ -9,6 +9,9 @@ config.name = "shardy-convert"
 config.test_format = lit.formats.ShTest()
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
+# tests/test_lit.py puts lit's Output/ (the %t files) in a temp dir.
+if "LIT_EXEC_ROOT" in os.environ:
+    config.test_exec_root = os.environ["LIT_EXEC_ROOT"]
 config.excludes = ["Inputs"]
 config.environment["PATH"] = os.environ["PATH"]
 for var in ("XLA_FLAGS", "HOME", "PYTHONPATH"):

@@ -1,0 +1,93 @@
+"""`opt` takes mlir-opt pipeline strings and `list-passes` lists every pass `opt` accepts."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from shardy_convert import pipeline
+from shardy_convert.cli import main
+from shardy_convert.errors import UsageError
+
+from .conftest import TESTDATA
+
+MATMUL = TESTDATA / "torch_xla" / "matmul_2x4.mlir"
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_pipeline_string_with_anchor_options_and_nesting():
+    text = (
+        "builtin.module(v1-to-v2, import-shardings{num-devices=8 mesh=data=2,model=4}, "
+        "import-custom-calls, func.func(sdy-constant-or-scalar-merger), sdy-lift-inlined-meshes)"
+    )
+    result = run("opt", MATMUL, "-p", text)
+    assert result.exit_code == 0, result.output
+    assert 'sdy.mesh @mesh = <["data"=2, "model"=4]>' in result.stdout
+    assert "mhlo.sharding" not in result.stdout
+
+
+def test_pipeline_options_override_the_command_line_options():
+    result = run("opt", MATMUL, "-p", "import-shardings{mesh=a=2,b=4}", "--mesh", "x=2,y=4")
+    assert result.exit_code == 0, result.output
+    assert 'sdy.mesh @mesh = <["a"=2, "b"=4]>' in result.stdout
+
+
+def test_every_unknown_pass_is_reported_at_once_as_a_usage_error():
+    result = run("opt", MATMUL, "-p", "builtin.module(v1-to-v2, no-such-pass, func.func(nor-this))")
+    assert result.exit_code == 2
+    assert "unknown passes: no-such-pass, nor-this" in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("import-shardings{devices=8}", "pass import-shardings has no option devices"),
+        (
+            "import-shardings{num-devices=eight}",
+            'option num-devices must be a positive count, not "eight"',
+        ),
+        ("import-shardings{mesh=a}", 'got "a"'),
+        ("func.func(import-shardings)", "pass import-shardings runs on the whole module"),
+        ("sdy-close-shardings{no-such=1}", "no such option no-such"),
+        ("v1-to-v2,(", "expected a pass name at column 10"),
+        ("import-shardings{num-devices=8", "expected '}'"),
+    ],
+)
+def test_bad_pipelines_are_usage_errors(text, message):
+    result = run("opt", MATMUL, "-p", text)
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr
+
+
+def test_a_shardy_pass_nested_where_mlir_would_abort_is_refused():
+    """MLIR aborts the process when some module-only Shardy passes are nested under
+    func.func; the check runs in a child, so the command still reports a usage error."""
+    result = run("opt", MATMUL, "-p", "func.func(sdy-remove-sharding-groups)")
+    assert result.exit_code == 2, result.output
+    assert "restricted to 'builtin.module'" in result.stderr
+
+
+def test_list_passes_lists_exactly_what_opt_accepts():
+    result = run("list-passes")
+    assert result.exit_code == 0
+    ours = re.findall(r"^([a-z0-9-]+)(?:\{.*\})?$", result.stdout, re.M)
+    shardy = re.findall(r"^  ([a-z.]+\()?((?:xla-)?sdy-[a-z0-9-]+)\)?$", result.stdout, re.M)
+    names = [name for _, name in shardy]
+    assert ours == list(pipeline.PASSES)
+    assert {"sdy-import-pipeline", "sdy-lift-inlined-meshes", "sdy-close-shardings"} <= set(names)
+    assert "xla-sdy-round-trip-import-shardy-attrs" in names
+    for name in ours:
+        assert pipeline.parse(name)[0].name == name
+    for anchor, name in shardy:  # as listed: `name`, or `func.func(name)`
+        assert str(pipeline.parse(f"{anchor}{name}{')' if anchor else ''}")[0]) in (
+            name,
+            f"{anchor}{name})",
+        )
+    with pytest.raises(UsageError, match="unknown pass: canonicalize"):
+        pipeline.parse("canonicalize")  # registered in jaxlib, but not Shardy's: not listed
