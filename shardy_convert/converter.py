@@ -78,8 +78,10 @@ def _ignored(option: str, why: str) -> None:
 
 
 def _same_type(result: str | bytes, original: str | bytes) -> str | bytes:
-    """Text comes back as `str` for `str` input and as UTF-8 `bytes` for `bytes` input."""
-    return result.encode() if isinstance(original, bytes) and isinstance(result, str) else result
+    """Text comes back as `str` for `str` text and as UTF-8 `bytes` for `bytes` text (text
+    asked of bytecode or a portable artifact is `str`)."""
+    text_bytes = isinstance(original, bytes) and formats.detect(original) == "text"
+    return result.encode() if text_bytes and isinstance(result, str) else result
 
 
 def _save_like(mod: ir.Module, original: str | bytes) -> str | bytes:
