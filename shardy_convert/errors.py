@@ -85,16 +85,24 @@ class UsageError(ShardyConvertError):
     is an input); the command line exits 2."""
 
 
+class InternalError(ShardyConvertError):
+    """A bug of ours (or of jaxlib's) met on one input, for the commands that go on with the
+    other inputs; the exception is its `__cause__`."""
+
+    def __init__(self, cause: BaseException, **kwargs):
+        super().__init__(f"internal error: {type(cause).__name__}: {cause}", **kwargs)
+        self.__cause__ = cause
+
+
 def describe(error: BaseException, file: str | None = None) -> str:
     """The one line a user reads for any error: a ShardyConvertError as located; an OSError
     with its path; anything else is a bug of ours, reported as an internal error."""
-    if isinstance(error, ShardyConvertError):
-        return str(error.located(file=file))
     if isinstance(error, OSError) and error.strerror:
         where = error.filename or file
         return f"{where}: error: {error.strerror}" if where else f"error: {error.strerror}"
-    where = f"{file}: " if file else ""
-    return f"{where}error: internal error: {type(error).__name__}: {error}"
+    if not isinstance(error, ShardyConvertError):
+        error = InternalError(error)
+    return str(error.located(file=file))
 
 
 class ShardyConvertWarning(UserWarning):

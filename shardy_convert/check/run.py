@@ -18,8 +18,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from .. import dump, formats
-from ..errors import ShardyConvertError
-from ..mlir import internal_error, new_context, parse_module, print_module
+from ..errors import InternalError, ShardyConvertError
+from ..mlir import new_context, parse_module, print_module
 from .client import ensure_devices
 from .verdict import Report, compare
 
@@ -72,7 +72,7 @@ class _Graph:
         except ShardyConvertError as e:
             return self.failed(e).outcome
         except Exception as e:  # a bug of ours or jaxlib's: this graph only
-            return self.failed(internal_error("checking it", e)).outcome
+            return self.failed(InternalError(e)).outcome
         return GraphCheck(self.where, report)
 
 
@@ -135,7 +135,7 @@ def _convert(graph: _Graph, source: dump.Graph, fallback: int | None, mesh) -> _
     except ShardyConvertError as e:
         return graph.failed(source.locate(e))
     except Exception as e:
-        return graph.failed(internal_error("converting it", e))
+        return graph.failed(InternalError(e))
     finally:
         for w in caught:  # with the graph they are about
             warnings.warn(f"{graph.where}: {w.message}", w.category, stacklevel=1)
