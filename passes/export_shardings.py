@@ -8,27 +8,39 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import sdy
 
 from shardy_convert.errors import ModuleError
 from shardy_convert.mlir import format_location
+from shardy_convert.sdy_attrs import (
+    lexical_manual_axes,
+    manual_axes_from_attr,
+    per_value,
+    read_meshes,
+    sharding_from_attr,
+)
 from shardy_convert.sharding.export import to_hlo
-from shardy_convert.sharding.sdy import AxisRef, DimSharding, Mesh, TensorSharding
-from shardy_convert.walker import SHARDING, ValueAttrs, body, find_ops, funcs
+from shardy_convert.sharding.sdy import DimSharding, Mesh, TensorSharding
+from shardy_convert.walker import (
+    SDY_SHARDING,
+    SHARDING,
+    ValueAttrs,
+    body,
+    callee,
+    find_ops,
+    func_name,
+    funcs,
+)
 
-SDY_SHARDING = "sdy.sharding"
 MANUAL_COMPUTATION = "sdy.manual_computation"
 CONSTRAINT = "sdy.sharding_constraint"
 # The sdy ops this pass removes; any other sdy op (the imported form's sdy.data_flow_edge,
 # sdy.constant, collectives, ...) has no GSPMD spelling here and is an error.
 _HANDLED = {MANUAL_COMPUTATION, CONSTRAINT, "sdy.mesh", "sdy.return"}
-_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
 @dataclass(frozen=True)
@@ -48,71 +60,10 @@ class ExportShardingsPass:
         with module.context:
             context = manual_contexts(module)
             for func in funcs(module):
-                _export_func(func, meshes, context.get(_name(func), ()))
+                _export_func(func, meshes, context.get(func_name(func), ()))
             for op in list(body(module).operations):
                 if op.operation.name == "sdy.mesh":
                     op.operation.erase()
-
-
-# --- the MLIR boundary: sdy attributes as the dataclasses of sharding/sdy.py ---------------
-
-
-def mesh_from_attr(attr: ir.Attribute) -> Mesh:
-    """`#sdy.mesh<["a"=2, "b"=4], device_ids=[...]>` as a Mesh."""
-    mesh = sdy.MeshAttr(attr)
-    axes = tuple((sdy.MeshAxisAttr(a).name, sdy.MeshAxisAttr(a).size) for a in mesh.axes)
-    return Mesh(axes, tuple(mesh.device_ids) or None)
-
-
-def axis_from_attr(attr: ir.Attribute) -> AxisRef:
-    ref = sdy.AxisRefAttr(attr)
-    sub = ref.sub_axis_info
-    if sub is None:
-        return AxisRef(ref.name)
-    sub = sdy.SubAxisInfoAttr(sub)
-    return AxisRef(ref.name, sub.pre_size, sub.size)
-
-
-def from_attr(attr: ir.Attribute, meshes: dict[str, Mesh]) -> tuple[TensorSharding, Mesh]:
-    """A `#sdy.sharding` (named or inline mesh) as a TensorSharding and the Mesh it is on.
-
-    Dim priorities (`{"x"}p1`) steer propagation only and have no GSPMD spelling: dropped."""
-    ts = sdy.TensorShardingAttr(attr)
-    ref = ts.mesh_or_ref
-    if isinstance(ref, ir.FlatSymbolRefAttr):
-        name = ref.value
-        if name not in meshes:
-            raise ModuleError(f"sharding {attr} names no sdy.mesh of this module")
-        mesh = meshes[name]
-    else:
-        name, mesh = "", mesh_from_attr(ref)
-    dims = []
-    for d in ts.dimension_shardings:
-        d = sdy.DimensionShardingAttr(d)
-        dims.append(DimSharding(tuple(axis_from_attr(a) for a in d.axes), d.is_closed))
-    sharding = TensorSharding(
-        name,
-        tuple(dims),
-        tuple(axis_from_attr(a) for a in ts.replicated_axes),
-        tuple(axis_from_attr(a) for a in ts.unreduced_axes),
-    )
-    return sharding, mesh
-
-
-def manual_axes_from_attr(attr: ir.Attribute) -> tuple[str, ...]:
-    """`#sdy<manual_axes{"x", "y"}>` -> ("x", "y") (jaxlib binds no accessor for it)."""
-    return tuple(_QUOTED.findall(str(attr)))
-
-
-def read_meshes(module: ir.Operation) -> dict[str, Mesh]:
-    meshes = {}
-    for op in body(module).operations:
-        op = op.operation
-        if op.name == "sdy.mesh":
-            meshes[ir.StringAttr(op.attributes["sym_name"]).value] = mesh_from_attr(
-                op.attributes["mesh"]
-            )
-    return meshes
 
 
 # --- one sharding as a GSPMD string ---------------------------------------------------------
@@ -141,7 +92,7 @@ def export_sharding(
     On mesh ["x"=2, "y"=4] with manual {"x"}: `[{}, {"y"}]` ->
     `{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dims={manual}}` (dim 1 on y, then the x group).
     """
-    sharding, mesh = from_attr(attr, meshes)
+    sharding, mesh = sharding_from_attr(attr, meshes)
     names = [name for name, _ in mesh.axes]
     manual_axes = tuple(a for a in names if a in set(manual))
     hlo = to_hlo(sharding, mesh, manual_axes)
@@ -166,47 +117,32 @@ def manual_contexts(module: ir.Operation) -> dict[str, tuple[str, ...]]:
     body are local to the region and must carry the manual subgroup when exported. A func
     called under two different sets of manual axes has no one GSPMD form: an error.
     """
-    by_name = {_name(f): f for f in funcs(module)}
-    calls = {name: [(c, _callee(c), axes) for c, axes in _calls(f)] for name, f in by_name.items()}
-    called = {callee for found in calls.values() for _, callee, _ in found}
+    by_name = {func_name(f): f for f in funcs(module)}
+    calls = {name: [(c, callee(c), axes) for c, axes in _calls(f)] for name, f in by_name.items()}
+    called = {target for found in calls.values() for _, target, _ in found}
     context = {name: () for name in by_name if name not in called}
     work = list(context)
     while work:
         caller = work.pop()
-        for call, callee, axes in calls[caller]:
-            if callee not in by_name:
+        for call, target, axes in calls[caller]:
+            if target not in by_name:
                 continue
             inner = _union(context[caller], axes)
-            if callee not in context:
-                context[callee] = inner
-                work.append(callee)
-            elif context[callee] != inner:
+            if target not in context:
+                context[target] = inner
+                work.append(target)
+            elif context[target] != inner:
                 raise ModuleError(
-                    f"@{callee} is called under different manual axes "
-                    f"({{{', '.join(context[callee])}}} and {{{', '.join(inner)}}})",
+                    f"@{target} is called under different manual axes "
+                    f"({{{', '.join(context[target])}}} and {{{', '.join(inner)}}})",
                     location=_loc(call),
                 )
     return context
 
 
-def _callee(call: ir.Operation) -> str:
-    return ir.FlatSymbolRefAttr(call.attributes["callee"]).value
-
-
 def _calls(func: ir.Operation) -> Iterator[tuple[ir.Operation, tuple[str, ...]]]:
     for call in find_ops(func, lambda op: op.name == "func.call"):
         yield call, lexical_manual_axes(call)
-
-
-def lexical_manual_axes(op: ir.Operation) -> tuple[str, ...]:
-    """Manual axes of the manual computations around `op` inside its func, outermost first."""
-    axes: tuple[str, ...] = ()
-    parent = op.parent
-    while parent is not None and parent.name != "func.func":
-        if parent.name == MANUAL_COMPUTATION:
-            axes = _union(manual_axes_from_attr(parent.attributes["manual_axes"]), axes)
-        parent = parent.parent
-    return axes
 
 
 def _union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
@@ -272,7 +208,7 @@ def _collect(func: ir.Operation) -> tuple[list, list, list]:
 
 def _export_op_sharding(op: ir.Operation, meshes, manual: tuple[str, ...]) -> None:
     """One result: a single string; several: a tuple `{a, b}` (XLA's per-result form)."""
-    shardings = sdy.TensorShardingPerValueAttr(op.attributes[SDY_SHARDING]).shardings
+    shardings = per_value(op.attributes[SDY_SHARDING])
     texts = [export_sharding(s, meshes, manual).text for s in shardings]
     op.attributes[SHARDING] = ir.StringAttr.get(
         texts[0] if len(texts) == 1 else "{" + ", ".join(texts) + "}"
@@ -315,8 +251,8 @@ def _expand_manual_computation(op: ir.Operation, meshes, outer: tuple[str, ...])
     `@SPMDShardToFullShape` (out sharding). Open dims go to `unspecified_dims` of both calls.
     """
     inner = _union(outer, manual_axes_from_attr(op.attributes["manual_axes"]))
-    ins = sdy.TensorShardingPerValueAttr(op.attributes["in_shardings"]).shardings
-    outs = sdy.TensorShardingPerValueAttr(op.attributes["out_shardings"]).shardings
+    ins = per_value(op.attributes["in_shardings"])
+    outs = per_value(op.attributes["out_shardings"])
     block = op.regions[0].blocks[0]
     ip, loc = ir.InsertionPoint(op), op.location
     for k, arg in enumerate(block.arguments):
@@ -343,13 +279,9 @@ def _expand_manual_computation(op: ir.Operation, meshes, outer: tuple[str, ...])
 
 
 def _manual(attr, value_type: ir.Type, meshes, manual, open_dims) -> Exported:
-    _, mesh = from_attr(attr, meshes)
+    _, mesh = sharding_from_attr(attr, meshes)
     rank = ir.RankedTensorType(value_type).rank
     return Exported(manual_sharding(rank, mesh, manual), open_dims)
-
-
-def _name(func: ir.Operation) -> str:
-    return ir.StringAttr(func.attributes["sym_name"]).value
 
 
 def _loc(op: ir.Operation) -> str:

@@ -16,11 +16,10 @@ from jaxlib.mlir.dialects import sdy, stablehlo
 
 from shardy_convert.errors import ModuleError, NoShardyFormError, ShardyConvertError
 from shardy_convert.mlir import format_location, string_value
+from shardy_convert.sdy_attrs import per_value, read_meshes
 from shardy_convert.sharding import parse
-from shardy_convert.sharding.mesh import MeshPlan, plan_from_mesh
-from shardy_convert.walker import SHARDING, body
-
-from .import_shardings import SDY_SHARDING
+from shardy_convert.sharding.mesh import MESH_NAME, MeshPlan, plan_from_mesh
+from shardy_convert.walker import SDY_SHARDING, SHARDING, call_target
 
 FULL_TO_SHARD = "SPMDFullToShardShape"
 SHARD_TO_FULL = "SPMDShardToFullShape"
@@ -56,19 +55,10 @@ class ImportCustomCallsPass:
 
 
 def _mesh_plan(module: ir.Operation) -> MeshPlan | None:
-    for op in body(module).operations:
-        op = op.operation
-        if op.name == "sdy.mesh" and ir.StringAttr(op.attributes["sym_name"]).value == "mesh":
-            mesh = sdy.MeshAttr(op.attributes["mesh"])
-            axes = [(sdy.MeshAxisAttr(a).name, sdy.MeshAxisAttr(a).size) for a in mesh.axes]
-            return plan_from_mesh(axes, list(mesh.device_ids) or None)
-    return None
-
-
-def _target(op: ir.Operation) -> str | None:
-    if op.name != "stablehlo.custom_call":
+    mesh = read_meshes(module).get(MESH_NAME)
+    if mesh is None:
         return None
-    return string_value(op.attributes["call_target_name"])
+    return plan_from_mesh(list(mesh.axes), list(mesh.device_ids) if mesh.device_ids else None)
 
 
 def _check_custom_call(op: ir.Operation, target: str) -> None:
@@ -104,7 +94,7 @@ def _sharding_custom_calls(root: ir.Operation) -> dict[str, list[ir.Operation]]:
     }
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        target = _target(op)
+        target = call_target(op)
         if target in found:
             found[target].append(op.operation)
         return ir.WalkResult.ADVANCE
@@ -148,8 +138,7 @@ def open_dims(sharding: ir.Attribute, dims: frozenset[int]) -> ir.Attribute:
 
 
 def _single_sharding(op: ir.Operation) -> ir.Attribute:
-    per_value = sdy.TensorShardingPerValueAttr(op.attributes[SDY_SHARDING])
-    return per_value.shardings[0]
+    return per_value(op.attributes[SDY_SHARDING])[0]
 
 
 def _to_constraint(op: ir.Operation) -> None:
@@ -226,7 +215,7 @@ def _find_regions(block: ir.Block) -> list[_Region]:
     stopping at exits; entries whose reach overlaps form one region."""
     ops = [op.operation for op in block.operations]
     position = {op: k for k, op in enumerate(ops)}
-    entries = [op for op in ops if _target(op) == FULL_TO_SHARD]
+    entries = [op for op in ops if call_target(op) == FULL_TO_SHARD]
     regions: list[tuple[set[int], set[int], set[int]]] = []  # (entries, exits, ops) by position
     for entry in entries:
         inside, exits = _reach(entry, block, position, ops)
@@ -261,7 +250,7 @@ def _reach(entry, block, position, ops) -> tuple[set[int], set[int]]:
                         "has no form for it (a manual computation's results are global)",
                         location=_loc(user),
                     )
-                if _target(user) == SHARD_TO_FULL:
+                if call_target(user) == SHARD_TO_FULL:
                     exits.add(k)
                 elif k not in inside and user != entry:
                     inside.add(k)
@@ -379,7 +368,11 @@ def _inputs(region: _Region) -> tuple[list[ir.Value], list[ir.Attribute], list[i
     for entry in region.entries:
         value = entry.operands[0]
         producer = _producer(value)
-        if producer is not None and _target(producer) == "Sharding" and len(list(value.uses)) == 1:
+        if (
+            producer is not None
+            and call_target(producer) == "Sharding"
+            and len(list(value.uses)) == 1
+        ):
             shardings.append(open_dims(_single_sharding(producer), unspecified_dims(producer)))
             operands.append(producer.operands[0])
             consumed.append(producer)
@@ -414,7 +407,7 @@ def _known_sharding(value: ir.Value) -> ir.Attribute | None:
     if SDY_SHARDING not in owner.attributes:
         return None
     result_number = ir.OpResult(value).result_number
-    return sdy.TensorShardingPerValueAttr(owner.attributes[SDY_SHARDING]).shardings[result_number]
+    return per_value(owner.attributes[SDY_SHARDING])[result_number]
 
 
 def _outputs(region: _Region, plan: MeshPlan, inside: set) -> tuple[list[ir.Value], list, set]:
@@ -426,7 +419,7 @@ def _outputs(region: _Region, plan: MeshPlan, inside: set) -> tuple[list[ir.Valu
         if (
             producer is not None
             and producer in inside
-            and _target(producer) == "Sharding"
+            and call_target(producer) == "Sharding"
             and len(list(value.uses)) == 1
         ):
             dropped.add(producer)

@@ -8,22 +8,32 @@ from typing import ClassVar
 
 from jaxlib.mlir import ir
 
+from shardy_convert import import_rules
 from shardy_convert.errors import (
     ModuleError,
     NoShardyFormError,
     ShardyConvertError,
     ShardyConvertWarning,
 )
-from shardy_convert.mlir import format_location, string_value
-from shardy_convert.sharding import HloSharding, Kind, SubgroupType
+from shardy_convert.mlir import format_location
+from shardy_convert.sharding import HloSharding, Kind
 from shardy_convert.sharding.mesh import MeshPlan, maximal_mesh_name, plan_mesh
 from shardy_convert.sharding.sdy import Mesh, TensorSharding, per_value_attr
-from shardy_convert.walker import SHARDING, Site, body, join_location, sites, value_attrs
+from shardy_convert.walker import (
+    SDY_SHARDING,
+    SHARDING,
+    Site,
+    body,
+    call_target,
+    join_location,
+    num_partitions,
+    sites,
+    value_attrs,
+)
 
 # Custom calls whose `{manual}` shardings only import-custom-calls can place: it turns them
 # into `sdy.manual_computation` and needs the GSPMD strings to know the manual axes.
 MANUAL_BOUNDARIES = ("SPMDFullToShardShape", "SPMDShardToFullShape")
-SDY_SHARDING = "sdy.sharding"
 
 
 @dataclass(frozen=True)
@@ -40,7 +50,7 @@ class ImportShardingsPass:
 
     def run(self, module: ir.Operation) -> None:
         found = self.check(module)
-        count = self.num_devices or _num_partitions(module)
+        count = self.num_devices or num_partitions(module)
         try:
             plan = self.plan(module, [s for _, s in found])
         except ShardyConvertError as e:
@@ -50,23 +60,25 @@ class ImportShardingsPass:
             _import(module, found, plan)
 
     def check(self, module: ir.Operation) -> list[tuple[Site, HloSharding]]:
-        """Every check that needs only the GSPMD strings and the value types, before anything
-        is rewritten. `convert` also runs it on the module as written, so that errors quote
-        the strings as the user wrote them (v1-to-v2 rewrites them first)."""
+        """The import rules (`shardy_convert.import_rules`), which need only the GSPMD strings
+        and the value types, before anything is rewritten; raises the first error. `convert`
+        also runs it on the module as written, so that errors quote the strings as the user
+        wrote them (v1-to-v2 rewrites them first)."""
         found = [(site, site.parse()) for site in sites(module)]
-        _check_no_manual_at_boundary(found)
-        _check_tuple_arity(found)
-        for site, sharding in found:
-            _check_values(site, sharding)
-        count = self.num_devices or _num_partitions(module)
-        _check_num_partitions(module, self.num_devices)
-        _check_device_counts(
-            found, count, "num_devices" if self.num_devices else "mhlo.num_partitions"
+        facts = import_rules.ModuleFacts(
+            tuple(site.placed(sharding) for site, sharding in found),
+            self.num_devices or num_partitions(module),
+            "num_devices" if self.num_devices else "mhlo.num_partitions",
         )
+        error = import_rules.first_error(facts)
+        if error is not None:
+            kind = NoShardyFormError if error.code in import_rules.NO_SHARDY_FORM else ModuleError
+            raise kind(error.message, location=error.location)
+        _check_num_partitions(module, self.num_devices)
         return found
 
     def plan(self, module: ir.Operation, shardings: list[HloSharding]) -> MeshPlan:
-        count = self.num_devices or _num_partitions(module)
+        count = self.num_devices or num_partitions(module)
         plan = plan_mesh(shardings, num_devices=count, hint=self.mesh)
         if not plan.device_count_known and self.fallback_devices:
             plan = plan_mesh(shardings, num_devices=self.fallback_devices, hint=self.mesh)
@@ -80,113 +92,16 @@ class ImportShardingsPass:
         return plan
 
 
-def _num_partitions(module: ir.Operation) -> int | None:
-    if "mhlo.num_partitions" not in module.attributes:
-        return None
-    attr = module.attributes["mhlo.num_partitions"]
-    if not isinstance(attr, ir.IntegerAttr) or ir.IntegerAttr(attr).value < 1:
-        raise ModuleError(
-            f"mhlo.num_partitions must be a positive integer, not {attr}",
-            location=join_location(
-                format_location(module.location), "module attribute mhlo.num_partitions"
-            ),
-        )
-    return ir.IntegerAttr(attr).value
-
-
 def _check_num_partitions(module: ir.Operation, num_devices: int | None) -> None:
     """A device count given as an option agrees with the module's own `mhlo.num_partitions`
     (the output would otherwise carry both: a mesh of one size, partitions of another)."""
-    partitions = _num_partitions(module)
+    partitions = num_partitions(module)
     if num_devices is not None and partitions is not None and partitions != num_devices:
         raise ModuleError(
             f"num_devices is {num_devices} but the module says mhlo.num_partitions = {partitions}",
             location=join_location(
                 format_location(module.location), "module attribute mhlo.num_partitions"
             ),
-        )
-
-
-def _tiled_count(sharding: HloSharding) -> int | None:
-    """The device count a sharding states: that of its tiled, non-replicated leaves."""
-    counts = {
-        leaf.num_devices
-        for leaf in sharding.leaves()
-        if leaf.kind is Kind.TILED and not leaf.is_replicated
-    }
-    return max(counts) if counts else None
-
-
-def _check_device_counts(
-    found: list[tuple[Site, HloSharding]], count: int | None, source: str
-) -> None:
-    """Every tiled sharding names the same number of devices (and `count`, if known), and
-    every maximal device is one of them; the error sits at the first sharding that disagrees
-    and quotes the one it disagrees with."""
-    first: tuple[Site, int] | None = None
-    for site, sharding in found:
-        for leaf in sharding.leaves():
-            n = _tiled_count(leaf)
-            if n is None:
-                continue
-            if first is None and count is None:
-                first = (site, n)
-            expected = count if count is not None else first[1]
-            if n == expected:
-                continue
-            said = source if count is not None else f'"{first[0].text}" at {first[0].location}'
-            raise ModuleError(
-                f'sharding "{site.text}" spans {n} devices but {said} says {expected}',
-                location=site.location,
-            )
-    known = count if count is not None else first[1] if first else None
-    if known is not None:
-        _check_maximal_devices(found, known)
-
-
-def _check_maximal_devices(found: list[tuple[Site, HloSharding]], count: int) -> None:
-    for site, sharding in found:
-        for leaf in sharding.leaves():
-            if leaf.kind is Kind.MAXIMAL and leaf.device >= count:
-                raise ModuleError(
-                    f'sharding "{site.text}" puts the value on device {leaf.device}, but the '
-                    f"module runs on {count} devices",
-                    location=site.location,
-                )
-
-
-def _check_tuple_arity(found: list[tuple[Site, HloSharding]]) -> None:
-    for site, sharding in found:
-        if site.kind != "op" or sharding.kind is not Kind.TUPLE:
-            continue
-        results = len(site.owner.results)
-        if len(sharding.elements) != results:
-            raise ModuleError(
-                f'tuple sharding "{site.text}" has {len(sharding.elements)} elements but the op '
-                f"has {results} results",
-                location=site.location,
-            )
-
-
-def _check_values(site: Site, sharding: HloSharding) -> None:
-    """Each value a sharding describes is a ranked tensor (or token) of the sharding's rank."""
-    if site.kind == "module":
-        return
-    types = site.value_types()
-    leaves = sharding.leaves()
-    if site.kind != "op" and len(leaves) != 1:
-        raise ModuleError(f'tuple sharding "{site.text}" on a single value', location=site.location)
-    if sharding.kind is not Kind.TUPLE:
-        leaves = leaves * len(types)
-    for k, (leaf, value_type) in enumerate(zip(leaves, types)):
-        rank = _rank(site, value_type)
-        if leaf.kind is not Kind.TILED or leaf.is_replicated or len(leaf.data_dims) == rank:
-            continue
-        which = f"element {k} of " if sharding.kind is Kind.TUPLE else ""
-        raise ModuleError(
-            f'{which}sharding "{site.text}" has {len(leaf.data_dims)} tile dims but the value '
-            f"has rank {rank}",
-            location=site.location,
         )
 
 
@@ -206,7 +121,7 @@ def _blame(found: list[tuple[Site, HloSharding]], count, hint) -> str | None:
     walk order) makes planning fail. Tries at most 32 distinct shardings."""
     seen: dict[str, HloSharding] = {}
     for site, sharding in found:
-        if _tiled_count(sharding) is None or str(sharding) in seen:
+        if import_rules.tiled_count(sharding) is None or str(sharding) in seen:
             continue
         seen[str(sharding)] = sharding
         if len(seen) > 32:
@@ -216,20 +131,6 @@ def _blame(found: list[tuple[Site, HloSharding]], count, hint) -> str | None:
         except ShardyConvertError:
             return site.location
     return found[0][0].location if found else None
-
-
-def _check_no_manual_at_boundary(found: list[tuple[Site, HloSharding]]) -> None:
-    for site, sharding in found:
-        if site.kind in ("arg", "result") and any(_is_manual(leaf) for leaf in sharding.leaves()):
-            raise NoShardyFormError(
-                f'a manual value ("{site.text}") crosses the function boundary; Shardy has no '
-                "form for it (a manual computation's operands and results are global)",
-                location=site.location,
-            )
-
-
-def _is_manual(s: HloSharding) -> bool:
-    return s.kind is Kind.MANUAL or SubgroupType.MANUAL in s.subgroups
 
 
 def _insert_meshes(module: ir.Operation, plan: MeshPlan) -> None:
@@ -280,7 +181,7 @@ def _value_sharding(site: Site, sharding: HloSharding, plan: MeshPlan) -> Tensor
 
 def _import_op(site: Site, sharding: HloSharding, plan: MeshPlan, attr) -> None:
     op = site.owner
-    if _call_target(op) in MANUAL_BOUNDARIES:
+    if call_target(op) in MANUAL_BOUNDARIES:
         return
     types = site.value_types()
     leaves = sharding.leaves() if sharding.kind is Kind.TUPLE else [sharding] * max(len(types), 1)
@@ -305,9 +206,3 @@ def _on_rank(site: Site, sharding: HloSharding, rank: int, plan: MeshPlan) -> Te
         return plan.tensor_sharding(sharding, rank)
     except ShardyConvertError as e:
         raise e.located(location=site.location) from None
-
-
-def _call_target(op: ir.Operation) -> str | None:
-    if op.name != "stablehlo.custom_call":
-        return None
-    return string_value(op.attributes["call_target_name"])

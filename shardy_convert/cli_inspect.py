@@ -41,10 +41,10 @@ def inspect_command(inputs, fmt, show, graph, ascii_only) -> None:
     from .inspect import show as draw
 
     report = inspect_inputs(inputs)
-    for error in report.errors:
-        click.echo(str(error), err=True)
     if graph is not None:
         _only_graph(report, graph)
+    for error in report.errors:
+        click.echo(str(error), err=True)
     if show:
         try:
             found, value = find_value(report, show, graph)
@@ -60,5 +60,14 @@ def inspect_command(inputs, fmt, show, graph, ascii_only) -> None:
 
 
 def _only_graph(report, graph: int) -> None:
+    """Keeps graph `graph` (with its findings); a graph the inputs do not have is a usage
+    error naming how many they have (one that failed to read is reported as its error)."""
+    known = {g.graph or 0 for g in report.graphs} | {e.graph or 0 for e in report.errors}
+    if graph not in known:
+        count = max(known) + 1 if known else 0
+        have = f"{count} graph" + "s" * (count != 1) + (f" (0 to {count - 1})" if count > 1 else "")
+        raise click.BadParameter(
+            f"there is no graph {graph}: the input has {have}", param_hint="--graph"
+        )
     report.graphs = [g for g in report.graphs if (g.graph or 0) == graph]
     report.findings = [f for f in report.findings if f.graph in (None, graph)]

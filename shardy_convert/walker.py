@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from jaxlib.mlir import ir
 
 from .errors import ModuleError, ShardyConvertError
+from .import_rules import Placed, ValueType
 from .mlir import format_location, string_value
 from .sharding import HloSharding, parse
 
@@ -65,6 +66,11 @@ class Site:
         except ShardyConvertError as e:
             raise e.located(location=self.location) from None
 
+    def placed(self, sharding: HloSharding) -> Placed:
+        """This site as the plain data the import rules read (located lazily)."""
+        types = tuple(value_type(t) for t in self.value_types())
+        return Placed(self.kind, self.text, sharding, types, where=lambda: self.location)
+
     def value_types(self) -> list[ir.Type]:
         """Types of the values this sharding describes (one per tuple element for ops)."""
         if self.kind in ("arg", "result"):
@@ -72,6 +78,30 @@ class Site:
         if self.kind == "op":
             return [r.type for r in self.owner.results]
         return []
+
+
+def value_type(t: ir.Type | None) -> ValueType:
+    """A value's type as the import rules see it: text and rank (a token: 0; None: no
+    ranked tensor)."""
+    if isinstance(t, ir.RankedTensorType):
+        return ValueType(str(t), ir.RankedTensorType(t).rank)
+    text = str(t)
+    return ValueType(text, 0 if text == "!stablehlo.token" else None)
+
+
+def num_partitions(module: ir.Operation) -> int | None:
+    """`mhlo.num_partitions` of a module; ModuleError unless it is a positive integer."""
+    if "mhlo.num_partitions" not in module.attributes:
+        return None
+    attr = module.attributes["mhlo.num_partitions"]
+    if not isinstance(attr, ir.IntegerAttr) or ir.IntegerAttr(attr).value < 1:
+        raise ModuleError(
+            f"mhlo.num_partitions must be a positive integer, not {_clip(attr)}",
+            location=join_location(
+                format_location(module.location), "module attribute mhlo.num_partitions"
+            ),
+        )
+    return ir.IntegerAttr(attr).value
 
 
 def join_location(loc: str | None, what: str) -> str:

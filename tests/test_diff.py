@@ -14,7 +14,7 @@ import warnings
 import click
 import pytest
 from click.testing import CliRunner
-from shardy_convert.passes.export_shardings import ExportShardingsPass, from_attr
+from shardy_convert.passes.export_shardings import ExportShardingsPass
 
 from shardy_convert import ShardyConvertError, convert, dump
 from shardy_convert.batch import Job
@@ -25,6 +25,7 @@ from shardy_convert.converter import to_gspmd as export
 from shardy_convert.diff import diff as compare
 from shardy_convert.diff import normalize
 from shardy_convert.mlir import new_context, parse_module
+from shardy_convert.sdy_attrs import sharding_from_attr as from_attr
 from shardy_convert.sharding.sdy import AxisRef, DimSharding, Mesh
 from shardy_convert.walker import sites
 

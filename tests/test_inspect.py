@@ -395,3 +395,45 @@ def test_stdin_and_usage_errors():
     assert result.stdout.startswith("== -: GSPMD, 4 devices")
     assert run(MATMUL_DUMP, "--format", "yaml").exit_code == 2
     assert run().exit_code == 2
+
+
+def test_bad_num_partitions_is_a_located_error_not_a_traceback(tmp_path):
+    bad = tmp_path / "np.mlir"
+    bad.write_text(
+        'module attributes {mhlo.num_partitions = "eight"} {\n'
+        '  func.func @main(%arg0: tensor<8xf32> {mhlo.sharding = "{devices=[2]0,1}"}) '
+        "-> tensor<8xf32> {\n    return %arg0 : tensor<8xf32>\n  }\n}\n"
+    )
+    result = run(bad)
+    assert result.exit_code == 1
+    assert f"{bad}:1:1: module attribute mhlo.num_partitions: error: " in result.stderr
+    assert "must be a positive integer" in result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+@pytest.mark.parametrize(
+    ("path", "count"),
+    [(MATMUL_DUMP, "1 graph"), (TORCH / "tp_mlp_train.dump", "2 graphs (0 to 1)")],
+)
+def test_graph_the_input_does_not_have_is_a_usage_error_naming_the_count(path, count):
+    graphs = dump.graphs(path.read_text())
+    result = run(path, "--graph", len(graphs) + 98)
+    assert result.exit_code == 2
+    assert f"there is no graph {len(graphs) + 98}: the input has {count}" in result.stderr
+    assert run(path, "--graph", len(graphs) - 1).exit_code == 0
+
+
+def test_portable_artifact_is_read_as_shardy_with_its_manual_computations(tmp_path):
+    original = TORCH / "custom_device_ids_manual.mlir"
+    portable = tmp_path / "m.portable"
+    portable.write_bytes(convert(original.read_text(), emit="portable"))
+    data = inspect_json(portable)
+    (graph,) = data["graphs"]
+    assert graph["form"] == "shardy"
+    assert graph["num_devices"] == 8
+    ops = [v["op"] for v in graph["values"] if v["kind"] == "op"]
+    assert "sdy.manual_computation" in ops
+    gspmd = {v["name"]: v["gspmd"] for v in inspect_json(original)["graphs"][0]["values"]}
+    shardy = by_name(graph)
+    for name in ("%arg0", "%arg3"):
+        assert parse(shardy[name]["gspmd"]) == parse(gspmd[name])
