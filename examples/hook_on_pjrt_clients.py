@@ -35,10 +35,13 @@ def main() -> int:
     from jax._src import xla_bridge
     from jax._src.lib import xla_client as xc
 
-    from shardy_convert import dump, pjrt_plugin
+    from shardy_convert import dump
+
+    sys.path.insert(0, str(ROOT))  # the pypjrt client of the plugin is test harness
     from shardy_convert.check import compile_module
     from shardy_convert.hook import Hook
     from shardy_convert.sharding import parse
+    from tests import pjrt_plugin
 
     n = args.devices
     graphs = dump.graphs(Path(args.dump).read_text())

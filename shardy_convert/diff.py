@@ -14,14 +14,20 @@ value. Then
 (b) everything else (ops, operands, types, attributes) is compared with the sharding
     attributes and the mesh ops left out; an op placement is only compared when the
     structure of its func matches.
-When a GSPMD side has no Shardy form (a `{manual}` value returned from main), both sides are
-compared as GSPMD instead, without the round trip. Open dims on func arguments and results
+Constants are compared by value where they are used, not by position, and both sides go
+through VHLO (which drops attributes at their default values), so a portable artifact, whose
+Shardy arrives in its `xla.sdy.*` round-trip form (read back first), equals its original.
+When a GSPMD side has no Shardy form (NoShardyFormError: a `{manual}` value returned from
+main), both sides are compared as GSPMD instead, without the round trip; any other error is
+an error. Open dims on func arguments and results
 and dim priorities have no GSPMD spelling (XLA's export drops them too), so they are not
 compared.
 
 Calls are structure: JAX's GSPMD lowering of a shard_map calls `@shmap_body`, its Shardy
 lowering inlines the body, so those twins differ unless `inline=True` (`diff --inline`)
 inlines every call on both sides first.
+
+The comparable form (placements and structure) is `diff_view`; this module compares two.
 """
 
 from __future__ import annotations
@@ -31,25 +37,13 @@ from dataclasses import dataclass, field, replace
 
 from jaxlib.mlir import ir
 
-from . import dump, formats, pipeline
-from .converter import convert_module, import_round_trip
+from . import dump
+from .diff_view import How, Op, View, canonical_backend_configs, comparable, view
 from .errors import NoShardyFormError, ShardyConvertError, ShardyConvertWarning
-from .mlir import format_location, new_context, print_module
-from .passes.import_custom_calls import unspecified_dims
-from .sharding import HloSharding
+from .mlir import new_context, print_module
 from .sharding.canonical import canonical
-from .walker import (
-    MODULE_SHARDING_ATTRS,
-    SHARDING,
-    Site,
-    call_target,
-    func_name,
-    funcs,
-    sites,
-    transform_shardings,
-)
+from .walker import transform_shardings
 
-SHARDING_CALLS = ("Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape")
 _CLIP = 120
 
 
@@ -104,11 +98,19 @@ class Comparison:
 
 
 def diff(
-    a: str | bytes, b: str | bytes, names: tuple[str, str] = ("A", "B"), *, inline: bool = False
+    a: str | bytes,
+    b: str | bytes,
+    names: tuple[str, str] = ("A", "B"),
+    *,
+    inline: bool = False,
+    convert: bool = True,
 ) -> Comparison:
     """Compares two inputs (modules or torch_xla dumps, graph by graph); differences and
     errors are located as `FILE[:graph N]:LINE:COL`. `inline`: inline every `func.call`
-    first (JAX's GSPMD lowering calls `@shmap_body`, its Shardy lowering inlines it)."""
+    first (JAX's GSPMD lowering calls `@shmap_body`, its Shardy lowering inlines it).
+    `convert=False`: compare the GSPMD forms without the converter (Shardy sides are only
+    exported), to check the converter's own output; manual regions then only match when
+    both sides spell them the same way."""
     (ga, dump_a), (gb, dump_b) = _graphs(a, names[0]), _graphs(b, names[1])
     result = Comparison()
     if len(ga) != len(gb):
@@ -116,7 +118,7 @@ def diff(
         result.differences.append(count)
     for x, y in zip(ga, gb):
         try:
-            found = diff_modules(x.text, y.text, names, inline=inline)
+            found = diff_modules(x.text, y.text, names, inline=inline, convert=convert)
         except ShardyConvertError as e:
             raise (x if e.file == names[0] else y).locate(e) from None
         for d in found.differences:
@@ -126,11 +128,16 @@ def diff(
 
 
 def diff_modules(
-    a: str | bytes, b: str | bytes, names: tuple[str, str] = ("A", "B"), *, inline: bool = False
+    a: str | bytes,
+    b: str | bytes,
+    names: tuple[str, str] = ("A", "B"),
+    *,
+    inline: bool = False,
+    convert: bool = True,
 ) -> Comparison:
     """Compares two modules; locations are `LINE:COL` of each module's own text. An error
     (unparsable input, a Shardy form that cannot be exported) names its side's file."""
-    how = _How(inline=inline)
+    how = How(convert=convert, inline=inline)
     with new_context() as ctx, warnings.catch_warnings():
         warnings.simplefilter("ignore", ShardyConvertWarning)
         result = Comparison()
@@ -149,21 +156,13 @@ def diff_modules(
         return result
 
 
-@dataclass(frozen=True)
-class _How:
-    """How a side is brought to the comparable form (see `_comparable`)."""
-
-    convert: bool = True
-    inline: bool = False
-
-
 def _about_calls(d: Difference) -> bool:
     return d.what.startswith("function @") or "func.call" in (d.a, d.b)
 
 
-def _side(data: str | bytes, ctx: ir.Context, name: str, how: _How) -> View:
+def _side(data: str | bytes, ctx: ir.Context, name: str, how: How) -> View:
     try:
-        return _view(_comparable(data, ctx, how))
+        return view(comparable(data, ctx, how))
     except ShardyConvertError as e:
         raise e.located(file=name) from None
 
@@ -181,180 +180,12 @@ def normalize_module(module: str | bytes, *, inline: bool = False) -> str:
     with new_context() as ctx, warnings.catch_warnings():
         warnings.simplefilter("ignore", ShardyConvertWarning)
         try:
-            mod = _comparable(module, ctx, _How(inline=inline))
+            mod = comparable(module, ctx, How(inline=inline))
         except NoShardyFormError:
-            mod = _comparable(module, ctx, _How(convert=False, inline=inline))
+            mod = comparable(module, ctx, How(convert=False, inline=inline))
         transform_shardings(mod.operation, lambda _, site: str(canonical(site.parse())))
-        _canonical_backend_configs(mod.operation)
+        canonical_backend_configs(mod.operation)
         return print_module(mod, "text")
-
-
-# --- the comparable form --------------------------------------------------------------------
-
-
-def _comparable(data: str | bytes, ctx: ir.Context, how: _How) -> ir.Module:
-    """The module as GSPMD, through Shardy when `how.convert`: export, [inline], convert,
-    export, then through VHLO (a portable artifact went through it, which drops attributes
-    at their default values: every side does, so that only meaning is compared).
-
-    Shardy's round-trip form (a portable artifact) is read back as Shardy first. The first
-    export makes Shardy and GSPMD inputs meet in one form before the conversion; the
-    conversion then forms every manual region the same way (ops of an inlined body that use
-    no region value end up outside it, whichever side they came from). Raises
-    NoShardyFormError when the GSPMD module has no Shardy form.
-    """
-    mod = formats.load(data, ctx)
-    import_round_trip(mod)
-    pipeline.run(mod, ["export-shardings"])
-    if how.inline:
-        pipeline.run(mod, ["inline-calls", "symbol-dce"])
-    if how.convert and next(sites(mod.operation), None) is not None:
-        convert_module(mod, pipeline.Options(), validate=False)
-        pipeline.run(mod, ["export-shardings"])
-    return formats.through_vhlo(mod, ctx)
-
-
-@dataclass(frozen=True)
-class Placement:
-    """One sharded site: a key that matches it across modules, and its placement."""
-
-    key: tuple
-    what: str
-    location: str | None
-    sharding: HloSharding
-    open_dims: frozenset[int]
-
-    def __str__(self) -> str:
-        text = str(canonical(self.sharding))
-        if self.open_dims:
-            text += f" unspecified_dims=[{','.join(map(str, sorted(self.open_dims)))}]"
-        return text
-
-    def same(self, other: Placement) -> bool:
-        return self.sharding == other.sharding and self.open_dims == other.open_dims
-
-
-@dataclass(frozen=True)
-class Op:
-    """One op of the structure: (name, operands, attributes, result types)."""
-
-    parts: tuple[str, str, str, str]
-    location: str | None
-
-
-@dataclass
-class View:
-    attributes: str
-    funcs: dict[str, list[Op]]
-    placements: list[Placement]
-
-
-def _view(mod: ir.Module) -> View:
-    op = mod.operation
-    attributes = _attributes(op, skip=set(MODULE_SHARDING_ATTRS))
-    structure = {func_name(f): _func_structure(f) for f in funcs(op)}
-    return View(attributes, structure, _placements(op))
-
-
-def _placements(module: ir.Operation) -> list[Placement]:
-    counts: dict[str | None, int] = {}
-    found = []
-    for site in sites(module):
-        key, what, location = _describe(site, counts)
-        found.append(Placement(key, what, location, site.parse(), _open_dims(site)))
-    return found
-
-
-def _describe(site: Site, counts: dict) -> tuple[tuple, str, str | None]:
-    if site.kind == "module":
-        return ("module", site.attr, site.index), f"module attribute {site.attr}", None
-    func = site.func_name
-    if site.kind in ("arg", "result"):
-        where = site.location.rpartition(": ")
-        return (func, site.kind, site.index), where[2], where[0] or None
-    k = counts.get(func, 0)
-    counts[func] = k + 1
-    what = f"op {k} of @{func} ({_op_title(site.owner)})"
-    return (func, "op", k), what, format_location(site.owner.location)
-
-
-def _op_title(op: ir.Operation) -> str:
-    target = call_target(op)
-    return f"{op.name} @{target}" if target else op.name
-
-
-def _open_dims(site: Site) -> frozenset[int]:
-    if site.kind != "op" or call_target(site.owner) not in SHARDING_CALLS:
-        return frozenset()
-    return unspecified_dims(site.owner)
-
-
-# --- structure ------------------------------------------------------------------------------
-
-
-def _func_structure(func: ir.Operation) -> list[Op]:
-    """The func and every op in it, pre-order; values numbered in definition order.
-
-    Constants are not ops of the structure: their uses name their value (`dense<1.0> :
-    tensor<f32>`), so where a producer put them (XLA hoists them) does not matter."""
-    numbers: dict[ir.Value, str] = {}
-    ops: list[Op] = []
-    defined = [0]
-
-    def define(values) -> None:
-        for v in values:
-            numbers[v] = f"#{defined[0]}"
-            defined[0] += 1
-
-    def visit(op: ir.Operation) -> None:
-        if op.name == "stablehlo.constant":
-            numbers[op.results[0]] = str(op.attributes["value"])
-            return
-        operands = ", ".join(numbers.get(v, "?") for v in op.operands)
-        results = ", ".join(str(r.type) for r in op.results)
-        attrs = _attributes(op, skip=_skipped(op))
-        regions = " ".join(f"[{len(r.blocks)} blocks]" for r in op.regions)
-        parts = (op.name, f"({operands})", f"{attrs} {regions}".strip(), results)
-        ops.append(Op(parts, format_location(op.location)))
-        define(op.results)
-        for region in op.regions:
-            for block in region.blocks:
-                define(block.arguments)
-                for inner in block.operations:
-                    visit(inner.operation)
-
-    visit(func)
-    return ops
-
-
-def _skipped(op: ir.Operation) -> set[str]:
-    if op.name == "func.func":
-        return set()
-    if call_target(op) in SHARDING_CALLS:
-        return {SHARDING, "backend_config"}
-    return {SHARDING}
-
-
-def _attributes(op: ir.Operation, skip: set[str]) -> str:
-    parts = []
-    for k in range(len(op.attributes)):
-        named = op.attributes[k]
-        if named.name in skip:
-            continue
-        value = named.attr
-        if named.name in ("arg_attrs", "res_attrs"):
-            value = _without_sharding(value)
-        parts.append(f"{named.name} = {value}")
-    return "{" + ", ".join(sorted(parts)) + "}"
-
-
-def _without_sharding(array: ir.Attribute) -> str:
-    dicts = []
-    for d in ir.ArrayAttr(array):
-        d = ir.DictAttr(d)
-        items = [f"{d[i].name} = {d[i].attr}" for i in range(len(d)) if d[i].name != SHARDING]
-        dicts.append("{" + ", ".join(items) + "}")
-    return "[" + ", ".join(dicts) + "]"
 
 
 # --- comparing two views --------------------------------------------------------------------
@@ -431,20 +262,6 @@ def _compare_placements(a: View, b: View, broken: set[str], result: Comparison) 
 
 def _clip(text: str) -> str:
     return text if len(text) <= _CLIP else text[: _CLIP - 3] + "..."
-
-
-def _canonical_backend_configs(module: ir.Operation) -> None:
-    """`unspecified_dims` of the sharding custom calls as the export writes them."""
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if call_target(op) in SHARDING_CALLS:
-            dims = sorted(unspecified_dims(op.operation))
-            text = f"unspecified_dims=[{','.join(map(str, dims))}]" if dims else ""
-            op.attributes["backend_config"] = ir.StringAttr.get(text)
-        return ir.WalkResult.ADVANCE
-
-    with module.context:
-        module.walk(visit, ir.WalkOrder.PRE_ORDER)
 
 
 # --- inputs: modules and dumps --------------------------------------------------------------

@@ -38,7 +38,7 @@ class Site:
         op = self.owner
         while op is not None and op.name != "func.func":
             op = op.parent
-        return None if op is None else string_value(op.attributes["sym_name"])
+        return None if op is None else func_name(op)
 
     @property
     def location(self) -> str:

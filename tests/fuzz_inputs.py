@@ -13,9 +13,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from shardy_convert.sharding.testing import iota_text, random_sharding, random_tile_attributes
-
 from .conftest import TESTDATA
+from .random_shardings import iota_text, random_sharding, random_tile_attributes
 
 # --- sharding strings ---------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from shardy_convert.passes.export_shardings import ExportShardingsPass
 
 from shardy_convert import ShardyConvertError, convert, dump
 from shardy_convert.batch import Job
-from shardy_convert.cli import to_gspmd
+from shardy_convert.cli import main, to_gspmd
 from shardy_convert.cli_diff import diff
 from shardy_convert.converter import run_passes, to_v2
 from shardy_convert.converter import to_gspmd as export
@@ -112,9 +112,14 @@ def boundary(text: str | bytes) -> list[tuple]:
 # --- export-shardings: unit cases -----------------------------------------------------------
 
 
-def test_pass_is_registered_under_its_stem():
-    assert ExportShardingsPass.NAME == "export-shardings"
-    assert "mhlo.sharding" in ExportShardingsPass.__doc__
+def test_pass_runs_by_its_registered_name_and_lists_its_description():
+    shardy = (JAX / "mesh3d.shardy.mlir").read_text()
+    text = run_passes(shardy, [ExportShardingsPass.NAME])
+    assert "sdy." not in text
+    assert boundary(text) == boundary(export(shardy))
+    listed = CliRunner().invoke(main, ["list-passes"])
+    assert listed.exit_code == 0, listed.output
+    assert re.search(r"export-shardings\s+Replaces every `sdy.sharding`", listed.stdout)
 
 
 def test_from_attr_reads_sub_axes_replicated_axes_and_inline_meshes():

@@ -8,6 +8,9 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
+from shardy_convert.passes import import_custom_calls
+
+from shardy_convert.diff import diff
 
 from .conftest import TESTDATA
 
@@ -30,14 +33,37 @@ def test_golden_outputs_carry_no_gspmd_strings():
             assert "mhlo.sharding" not in path.read_text(), path
 
 
-@pytest.mark.parametrize(
-    "entry", [e for e in make_golden.entries() if e["expect"] == "ok"], ids=lambda e: e["path"]
-)
-def test_golden_says_the_same_as_its_input(entry):
-    """`shardy-convert diff INPUT GOLDEN`: the golden places every value as the input does."""
-    from shardy_convert.diff import diff
+OK = [e for e in make_golden.entries() if e["expect"] == "ok"]
+# torch_xla's inline manual regions and the JAX encoding export-shardings writes are two GSPMD
+# spellings of one program that only meet through the converter.
+INLINE_MANUAL = {
+    "torch_xla/custom_device_ids_manual.dump",
+    "torch_xla/custom_device_ids_manual.mlir",
+}
 
+
+@pytest.mark.parametrize("entry", OK, ids=lambda e: e["path"])
+def test_golden_places_every_value_as_its_input(entry):
+    """A check separate from the text comparison and independent of the converter under
+    test: the golden, exported back to GSPMD, places every value (open dims included) as the
+    input does, compared as GSPMD without converting the input."""
     original = (TESTDATA / entry["path"]).read_text()
     golden = make_golden.golden_path(entry).read_text()
-    result = diff(original, golden, (entry["path"], "golden"))
+    convert = entry["path"] in INLINE_MANUAL
+    result = diff(original, golden, (entry["path"], "golden"), convert=convert)
     assert result.equal, "\n".join(map(str, result.differences))
+    assert result.placements > 0
+
+
+def test_a_converter_that_drops_open_dims_is_caught(monkeypatch):
+    """Both checks catch a converter that closes every `unspecified_dims`; comparing both
+    sides through the converter under test (the old check) would not."""
+    entry = next(e for e in OK if e["path"] == "jax/shard_map_partial.gspmd.mlir")
+    original = (TESTDATA / entry["path"]).read_text()
+    monkeypatch.setattr(import_custom_calls, "unspecified_dims", lambda op: frozenset())
+    broken = make_golden.render(entry)
+    assert broken != make_golden.golden_path(entry).read_text()
+    assert diff(original, broken).equal  # blind: the original goes through the same converter
+    result = diff(original, broken, convert=False)
+    assert not result.equal
+    assert all("unspecified_dims" in d.a for d in result.differences), result.differences

@@ -76,7 +76,7 @@ def test_every_graph_of_a_retraced_dump_is_converted_once():
 
 
 def test_hook_in_front_of_pjrt_c_api_plugin():
-    from shardy_convert import pjrt_plugin
+    from . import pjrt_plugin
 
     plugin = pjrt_plugin.get_client()
     pypjrt = plugin._pypjrt
@@ -97,7 +97,7 @@ def test_hook_in_front_of_pjrt_c_api_plugin():
 
 
 def test_portable_artifact_in_portable_out():
-    from shardy_convert import pjrt_plugin
+    from . import pjrt_plugin
 
     plugin = pjrt_plugin.get_client()
     artifact = plugin.portable_artifact(CUSTOM)

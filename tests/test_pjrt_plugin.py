@@ -14,9 +14,10 @@ import re
 import numpy as np
 import pytest
 
-from shardy_convert import ShardyConvertError, convert, dump, pjrt_plugin
+from shardy_convert import ShardyConvertError, convert, dump
 from shardy_convert.check import main_signature
 
+from . import pjrt_plugin
 from .conftest import TESTDATA, manifest
 
 try:

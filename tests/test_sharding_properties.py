@@ -15,7 +15,8 @@ from jax._src.lib import xla_client
 from shardy_convert.errors import ShardyConvertError
 from shardy_convert.sharding import Kind, SubgroupType, iota_form, normalize, parse
 from shardy_convert.sharding.iota import canonical_iota, iota_array
-from shardy_convert.sharding.testing import factorization, iota_text, random_sharding
+
+from .random_shardings import factorization, iota_text, random_sharding
 
 PROPERTY = settings(derandomize=True, max_examples=300, deadline=None)
 

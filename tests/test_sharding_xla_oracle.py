@@ -1,7 +1,7 @@
 """Differential tests against XLA's own C++ parser, `jax._src.lib.xla_client.HloSharding`.
 
 That parser aborts the process on some inputs and silently accepts invalid ones, so it only
-sees strings generated as valid (`shardy_convert.sharding.testing`), and only methods that
+sees strings generated as valid (`tests/random_shardings.py`), and only methods that
 cannot abort are called (no `get_axis_sizes`, no `is_tile_assignment_iota`).
 jaxlib's `str()` never prints metadata, so our text is compared with metadata stripped.
 """
@@ -16,7 +16,8 @@ from jax._src.lib import xla_client
 
 from shardy_convert.sharding import HloSharding, Kind, SubgroupType, parse
 from shardy_convert.sharding.model import collapsed_kind
-from shardy_convert.sharding.testing import random_sharding
+
+from .random_shardings import random_sharding
 
 SEEDS = range(8)
 STRINGS_PER_SEED = 500  # 4,000 strings in all

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
-from ..mlir import new_context, parse_module, print_module, string_value
-from ..walker import SHARDING, find_ops
+from ..mlir import new_context, parse_module, print_module
+from ..walker import SHARDING, call_target, find_ops
 
 MANUAL_TARGETS = frozenset({"SPMDFullToShardShape", "SPMDShardToFullShape"})
 # Random numbers drawn by a partitioned program need not be those drawn on one device (a
@@ -36,12 +36,12 @@ def unpartitioned(text: str) -> tuple[str | None, str]:
     with new_context() as ctx:
         module = parse_module(text, ctx)
         calls = find_ops(module.operation, lambda op: op.name == "stablehlo.custom_call")
-        if any(_target(op) in MANUAL_TARGETS for op in calls) or "{manual" in text:
+        if any(call_target(op) in MANUAL_TARGETS for op in calls) or "{manual" in text:
             return None, "manual regions"
         if find_ops(module.operation, lambda op: op.name in RANDOM_OPS):
             return None, "random numbers"
         for op in calls:
-            if _target(op) == "Sharding":  # an identity that only carries a sharding
+            if call_target(op) == "Sharding":  # an identity that only carries a sharding
                 op.results[0].replace_all_uses_with(op.operands[0])
                 op.erase()
         for op in find_ops(module.operation, lambda op: SHARDING in op.attributes):
@@ -52,10 +52,6 @@ def unpartitioned(text: str) -> tuple[str | None, str]:
             if name in module.operation.attributes:
                 del module.operation.attributes[name]
         return print_module(module), ""
-
-
-def _target(op: ir.Operation) -> str | None:
-    return string_value(op.attributes["call_target_name"])
 
 
 def _drop_value_shardings(func: ir.Operation) -> None:

@@ -41,19 +41,12 @@ def main_signature(text: str | bytes) -> Signature:
     import ml_dtypes  # noqa: F401  (registers bfloat16 with numpy)
     from jaxlib.mlir import ir
 
-    from ..mlir import new_context, parse_module, string_value
-    from ..walker import funcs
+    from ..mlir import new_context, parse_module
+    from ..walker import func_name, funcs
 
     with new_context() as ctx:
         module = parse_module(text, ctx)
-        main = next(
-            (
-                f
-                for f in funcs(module.operation)
-                if string_value(f.attributes["sym_name"]) == "main"
-            ),
-            None,
-        )
+        main = next((f for f in funcs(module.operation) if func_name(f) == "main"), None)
         if main is None:
             raise ShardyConvertError("the module has no @main function")
         ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)

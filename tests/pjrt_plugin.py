@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ShardyConvertError
+from shardy_convert.errors import ShardyConvertError
 
 PLUGIN_PACKAGE = "xla_plugins.xla_cpu_pjrt"
 PLUGIN_FILE = "xla_cpu_pjrt.so"
