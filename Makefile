@@ -9,7 +9,7 @@ TORCH_VENV ?= .venv-torch
 TORCH_PY := $(TORCH_VENV)/bin/python
 
 .DEFAULT_GOAL := help
-.PHONY: help install test lint format testdata golden bench clean
+.PHONY: help install test test-e2e lint format testdata golden bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -22,8 +22,18 @@ install: $(PY) ## create .venv and install shardy-convert with its test tools (e
 	$(PIP) install --quiet -e '.[test]'
 	@$(VENV)/bin/shardy-convert --version
 
-test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices)
+test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices, torch_xla end to end)
 	$(PY) -m pytest -q
+	$(MAKE) test-e2e
+
+# The e2e suite also needs the test tools and the xla-cpu-pjrt plugin in the torch venv.
+TORCH_E2E := $(TORCH_VENV)/.e2e-installed
+$(TORCH_E2E): $(TORCH_PY) pyproject.toml setup.py
+	$(TORCH_VENV)/bin/pip install --quiet -e '.[torch-xla,test]'
+	@touch $@
+
+test-e2e: $(TORCH_E2E) ## stock torch_xla 2.9 through the PJRT plugin wrapper on xla-cpu-pjrt vs its CPU runtime (venv .venv-torch)
+	$(TORCH_PY) -m pytest -q -p no:cacheprovider e2e
 
 lint: ## ruff check and format check
 	$(VENV)/bin/ruff check .

@@ -12,6 +12,7 @@ from .import_custom_calls import ImportCustomCallsPass
 from .import_round_trip import ImportRoundTripPass
 from .import_shardings import ImportShardingsPass
 from .inline_calls import InlineCallsPass
+from .iota_mesh import IotaMeshPass
 from .v1_to_v2 import V1ToV2Pass
 
 PASSES = {
@@ -23,6 +24,7 @@ PASSES = {
         ExportShardingsPass,
         ImportRoundTripPass,
         InlineCallsPass,
+        IotaMeshPass,
     )
 }
 
@@ -33,5 +35,6 @@ __all__ = [
     "ImportRoundTripPass",
     "ImportShardingsPass",
     "InlineCallsPass",
+    "IotaMeshPass",
     "V1ToV2Pass",
 ]

@@ -25,6 +25,7 @@ class _LazyGroup(click.Group):
     lazy: ClassVar[dict[str, str]] = {
         "diff": "shardy_convert.cli_diff:diff",
         "inspect": "shardy_convert.cli_inspect:inspect_command",
+        "plugin-wrapper": "shardy_convert.cli_wrapper:plugin_wrapper",
     }
 
     def list_commands(self, ctx) -> list[str]:

@@ -80,18 +80,20 @@ def _number(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in version.split("."))
 
 
-def load(data: str | bytes, ctx: ir.Context) -> ir.Module:
+def load(data: str | bytes, ctx: ir.Context, *, trusted: bool = False) -> ir.Module:
     """Parses any of the three forms into a StableHLO module in `ctx`.
 
     Bytecode (plain or portable) is first read in a child process and comes back as text:
     MLIR's bytecode reader is not hardened against corrupt input and can abort or corrupt
     memory (measured: `double free or corruption`, nanobind `terminate`), which must not take
     the caller's process down. The text keeps every location. Empty input is an error.
+    `trusted` bytes (a framework's own program, handed over in-process by the PJRT plugin
+    wrapper) are read in this process.
     """
     check_type(data)
     if not data or data.isspace():  # isspace stops at the first other character
         raise ModuleError("the input is empty")
-    if is_bytecode(data) and ISOLATE_BYTECODE:
+    if is_bytecode(data) and ISOLATE_BYTECODE and not trusted:
         return parse_module(read_isolated(data), ctx)
     return _load_in_process(data, ctx)
 

@@ -1,0 +1,76 @@
+"""Runs one e2e program in this process and writes its arrays and facts.
+
+    python -m e2e.run_program PROGRAM cpu|wrapper|eager OUT_DIR [--on-error passthrough]
+        [--hook raising] [--no-normalize] [--plugin PATH]
+
+cpu: torch_xla's built-in CPU runtime (PJRT_DEVICE=CPU). wrapper: `use_plugin` on the
+xla-cpu-pjrt plugin, with e2e.recorder as the hook. eager: plain PyTorch on the CPU,
+unsharded. OUT_DIR/arrays.npz holds the arrays; OUT_DIR/facts.json the counters, the records
+of what the plugin received, or the error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+HOOKS = {"recorder": "e2e.recorder:on_compile", "raising": "e2e.recorder:raising_hook"}
+
+
+def setup(args, devices: int):
+    if args.mode == "cpu":
+        os.environ["PJRT_DEVICE"] = "CPU"
+        os.environ["CPU_NUM_DEVICES"] = str(devices)
+        return None
+    from shardy_convert import pjrt_plugin
+    from shardy_convert.torch_xla import use_plugin
+
+    os.environ["SHARDY_CONVERT_HOOK"] = HOOKS[args.hook]
+    return use_plugin(
+        args.plugin or pjrt_plugin.plugin_path(),
+        create_options={"cpu_device_count": devices},
+        on_error=args.on_error,
+        normalize_sharding_specs=not args.no_normalize,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("program")
+    parser.add_argument("mode", choices=["cpu", "wrapper", "eager"])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--on-error", default="raise")
+    parser.add_argument("--hook", default="recorder", choices=sorted(HOOKS))
+    parser.add_argument("--no-normalize", action="store_true")
+    parser.add_argument("--plugin")
+    args = parser.parse_args()
+    from e2e.programs import PROGRAMS
+
+    fn, devices = PROGRAMS[args.program]
+    facts: dict = {}
+    try:
+        handle = setup(args, devices)
+        import numpy as np
+        import torch_xla.runtime as xr
+
+        xr.use_spmd()
+        arrays = fn()
+        np.savez(args.out / "arrays.npz", **arrays)
+        facts["devices"] = int(xr.global_runtime_device_count())
+    except Exception as e:  # reported to the test, which decides whether it was expected
+        facts["error"] = f"{type(e).__name__}: {e}"
+        handle = locals().get("handle")
+    if args.mode == "wrapper" and handle is not None:
+        from e2e.recorder import RECORDS
+
+        facts["counters"] = vars(handle.counters)
+        facts["records"] = RECORDS
+    (args.out / "facts.json").write_text(json.dumps(facts, indent=1))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
