@@ -9,7 +9,10 @@ use_shardy_partitioner=true.
 
 from __future__ import annotations
 
+import os
 import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # XLA's C++ info lines
 
 from shardy_convert import pjrt_plugin
 from shardy_convert.torch_xla import use_plugin
