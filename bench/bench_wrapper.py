@@ -63,8 +63,9 @@ def _devices(converted_text: str) -> int:
 def measure(path: Path, index: int | None, runs: int) -> dict:
     text, name = _graph(path, index)
     start = time.perf_counter()
-    from shardy_convert import convert, pjrt_plugin, wrapper
+    from shardy_convert import convert, wrapper
     from shardy_convert.legacy_i1 import unpack_i1_hex
+    from tests import pjrt_plugin  # the test harness's PJRT client (pypjrt)
 
     n = _devices(convert(text))
     # torch_xla's own serializer writes i1 constants jaxlib's text parser cannot read.

@@ -25,8 +25,8 @@ def setup(args, devices: int):
         os.environ["PJRT_DEVICE"] = "CPU"
         os.environ["CPU_NUM_DEVICES"] = str(devices)
         return None
-    from shardy_convert import pjrt_plugin
     from shardy_convert.torch_xla import use_plugin
+    from tests import pjrt_plugin
 
     os.environ["SHARDY_CONVERT_HOOK"] = HOOKS[args.hook]
     return use_plugin(

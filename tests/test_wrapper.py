@@ -14,9 +14,10 @@ import textwrap
 import numpy as np
 import pytest
 
-from shardy_convert import compile_options, formats, pjrt_plugin, wrapper
+from shardy_convert import compile_options, formats, wrapper
 from shardy_convert.errors import ShardyConvertError
 
+from . import pjrt_plugin
 from .conftest import TESTDATA
 
 MATMUL = (TESTDATA / "torch_xla" / "matmul_2x4.mlir").read_text()
@@ -183,7 +184,8 @@ CLIENT = """
 import os, sys
 import numpy as np
 sys.path.insert(0, {root!r})
-from shardy_convert import pjrt_plugin, wrapper
+from shardy_convert import wrapper
+from tests import pjrt_plugin
 import pypjrt
 os.environ.update({env!r})
 try:
