@@ -35,7 +35,7 @@ def unpartitioned(text: str) -> tuple[str | None, str]:
     """(the one-device program, "") or (None, why there is none)."""
     with new_context() as ctx:
         module = parse_module(text, ctx)
-        calls = find_ops(module.operation, lambda op: op.name == "stablehlo.custom_call")
+        calls = find_ops(module.operation, lambda op: call_target(op) is not None)
         if any(call_target(op) in MANUAL_TARGETS for op in calls) or "{manual" in text:
             return None, "manual regions"
         if find_ops(module.operation, lambda op: op.name in RANDOM_OPS):
