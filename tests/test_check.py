@@ -147,9 +147,14 @@ def test_unpartitioned_drops_every_sharding():
 
 
 def test_no_reference_for_manual_regions():
+    from shardy_convert.mlir import new_context, parse_module, print_module
+
     text, why = unpartitioned(MANUAL.read_text())
     assert text is None
     assert why == "manual regions"
+    with new_context() as ctx:
+        bytecode = print_module(parse_module(MANUAL.read_text(), ctx), "bytecode")
+    assert unpartitioned(bytecode) == (None, "manual regions")
     report = compare(MANUAL.read_text(), convert(MANUAL.read_text()), 8)
     assert report.verdict is Verdict.SAME
     assert "no unpartitioned reference (manual regions)" in str(report)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from jaxlib.mlir import ir
 
 from ..mlir import new_context, parse_module, print_module
-from ..walker import SHARDING, call_target, find_ops
+from ..walker import SHARDING, call_target, find_ops, sites
 
 MANUAL_TARGETS = frozenset({"SPMDFullToShardShape", "SPMDShardToFullShape"})
 # Random numbers drawn by a partitioned program need not be those drawn on one device (a
@@ -31,12 +31,13 @@ _MODULE_ATTRS = (
 _VALUE_ATTRS = ("arg_attrs", "res_attrs")
 
 
-def unpartitioned(text: str) -> tuple[str | None, str]:
+def unpartitioned(text: str | bytes) -> tuple[str | None, str]:
     """(the one-device program, "") or (None, why there is none)."""
     with new_context() as ctx:
         module = parse_module(text, ctx)
         calls = find_ops(module.operation, lambda op: call_target(op) is not None)
-        if any(call_target(op) in MANUAL_TARGETS for op in calls) or "{manual" in text:
+        manual = any("manual" in site.text for site in sites(module.operation))
+        if manual or any(call_target(op) in MANUAL_TARGETS for op in calls):
             return None, "manual regions"
         if find_ops(module.operation, lambda op: op.name in RANDOM_OPS):
             return None, "random numbers"
@@ -69,7 +70,7 @@ def _drop_value_shardings(func: ir.Operation) -> None:
         )
 
 
-def identity_order(text: str) -> str | None:
+def identity_order(text: str | bytes) -> str | None:
     """The Shardy module with every mesh on the identity device order; None when no mesh has
     a custom order or the program has manual computations (per-device code may depend on
     device order)."""

@@ -68,7 +68,7 @@ class Report:
 
 
 def compare(
-    original: str, converted: str, n: int, *, seed: int = 0, reference: bool = True
+    original: str | bytes, converted: str | bytes, n: int, *, seed: int = 0, reference: bool = True
 ) -> Report:
     """Compiles both sides on `n` CPU devices and compares shardings, then values on random
     inputs, also against the unpartitioned reference unless `reference` is False."""
@@ -132,7 +132,7 @@ def _same(report: Report, pair: list[Agreement]) -> None:
     report.verdict = Verdict.SAME if report.relative == 0 else Verdict.REASSOCIATED
 
 
-def _reference_values(original: str, inputs: list, report: Report) -> list | None:
+def _reference_values(original: str | bytes, inputs: list, report: Report) -> list | None:
     text, why = unpartitioned(original)
     if text is None:
         report.notes.append(f"no unpartitioned reference ({why})")
