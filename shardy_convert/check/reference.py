@@ -13,6 +13,8 @@ reference where the custom order does not, the partitioner is what is wrong.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from jaxlib.mlir import ir
 
 from ..mlir import new_context, parse_module, print_module
@@ -74,20 +76,19 @@ def identity_order(text: str | bytes) -> str | None:
     """The Shardy module with every mesh on the identity device order; None when no mesh has
     a custom order or the program has manual computations (per-device code may depend on
     device order)."""
-    from jaxlib.mlir.dialects import sdy
+    from ..sdy_attrs import MANUAL_COMPUTATION, MESH_OP, mesh_from_attr
 
     with new_context() as ctx:
         module = parse_module(text, ctx)
-        if find_ops(module.operation, lambda op: op.name == "sdy.manual_computation"):
+        if find_ops(module.operation, lambda op: op.name == MANUAL_COMPUTATION):
             return None
-        meshes = find_ops(module.operation, lambda op: op.name == "sdy.mesh")
         changed = False
-        for op in meshes:
-            mesh = sdy.MeshAttr(op.attributes["mesh"])
-            if not mesh.axes or not list(mesh.device_ids):
+        for op in find_ops(module.operation, lambda op: op.name == MESH_OP):
+            mesh = mesh_from_attr(op.attributes["mesh"])
+            if not mesh.axes or mesh.device_ids is None:
                 continue
-            op.attributes["mesh"] = sdy.MeshAttr.get(list(mesh.axes), [])
-            if "stablehlo.mesh" in op.attributes:
+            op.attributes["mesh"] = ir.Attribute.parse(f"#sdy.mesh{replace(mesh, device_ids=None)}")
+            if "stablehlo.mesh" in op.attributes:  # the same mesh for plugins, with its order
                 del op.attributes["stablehlo.mesh"]
             changed = True
         return print_module(module) if changed else None

@@ -12,7 +12,6 @@ A failing file or graph is reported and the batch goes on.
 from __future__ import annotations
 
 import contextlib
-import math
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -153,18 +152,14 @@ def device_count(text: str) -> int:
     """Devices a Shardy module runs on: its meshes (axes, `device_ids`) and
     `mhlo.num_partitions`, whichever is largest."""
     from jaxlib.mlir import ir
-    from jaxlib.mlir.dialects import sdy
 
-    from ..walker import body
+    from ..sdy_attrs import read_meshes
 
     with new_context() as ctx:
         module = parse_module(text, ctx).operation
         counts = [1]
         if "mhlo.num_partitions" in module.attributes:
             counts.append(ir.IntegerAttr(module.attributes["mhlo.num_partitions"]).value)
-        for op in body(module).operations:
-            if op.operation.name == "sdy.mesh":
-                mesh = sdy.MeshAttr(op.operation.attributes["mesh"])
-                counts.append(math.prod(sdy.MeshAxisAttr(axis).size for axis in mesh.axes))
-                counts.append(max(mesh.device_ids, default=-1) + 1)
+        for mesh in read_meshes(module).values():
+            counts += [mesh.size, max(mesh.device_ids or (-1,)) + 1]
         return max(counts)
