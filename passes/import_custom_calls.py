@@ -14,15 +14,24 @@ from typing import ClassVar
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy, stablehlo
 
-from shardy_convert.errors import ModuleError, NoShardyFormError, ShardyConvertError
+from shardy_convert.errors import ModuleError, ShardyConvertError
+from shardy_convert.manual_regions import (
+    FULL_TO_SHARD,
+    SHARD_TO_FULL,
+    Region,
+    captures,
+    check_no_escape,
+    check_region,
+    find_regions,
+    position_in_block,
+    producer,
+)
 from shardy_convert.mlir import format_location, string_value
 from shardy_convert.sdy_attrs import per_value, read_meshes
 from shardy_convert.sharding import parse
 from shardy_convert.sharding.mesh import MESH_NAME, MeshPlan, plan_from_mesh
 from shardy_convert.walker import SDY_SHARDING, SHARDING, call_target
 
-FULL_TO_SHARD = "SPMDFullToShardShape"
-SHARD_TO_FULL = "SPMDShardToFullShape"
 _UNSPECIFIED = re.compile(r"unspecified_dims=\[([0-9, ]*)\]")
 
 
@@ -171,105 +180,28 @@ def _check_no_boundaries_left(calls: dict[str, list[ir.Operation]]) -> None:
 # --- manual regions -------------------------------------------------------------------------
 
 
-@dataclass
-class _Region:
-    """One manual region of a block: its entries (F), exits (S) and the ops between."""
-
-    entries: list[ir.Operation]
-    exits: list[ir.Operation]
-    ops: list[ir.Operation]
-
-
 def _import_manual_regions(block: ir.Block, plan: MeshPlan | None) -> None:
     if plan is None:
         raise ModuleError("manual region in a module without a mesh (run import-shardings first)")
-    regions = _find_regions(block)
+    regions = find_regions(block)
     for region in regions:
-        _check_region(region)
+        check_region(region)
     for region in regions:
         _build_manual_computation(region, plan)
 
 
-def _check_region(region: _Region) -> None:
-    if not region.exits:
-        raise ModuleError(
-            f"manual region never closes: no @{SHARD_TO_FULL} takes the values this "
-            f"@{FULL_TO_SHARD} makes manual",
-            location=_loc(region.entries[0]),
-        )
-
-
-def _top_level(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
-    """The ancestor of `op` that sits directly in `block` (op itself if it does)."""
-    op = op.operation
-    while op.block != block:
-        parent = op.parent
-        if parent is None or parent.name == "func.func":
-            return None
-        op = parent.operation
-    return op
-
-
-def _find_regions(block: ir.Block) -> list[_Region]:
-    """Groups the block's manual ops into regions: ops reachable from an entry's result,
-    stopping at exits; entries whose reach overlaps form one region."""
-    ops = [op.operation for op in block.operations]
-    position = {op: k for k, op in enumerate(ops)}
-    entries = [op for op in ops if call_target(op) == FULL_TO_SHARD]
-    regions: list[tuple[set[int], set[int], set[int]]] = []  # (entries, exits, ops) by position
-    for entry in entries:
-        inside, exits = _reach(entry, block, position, ops)
-        merged = ({position[entry]}, exits, inside)
-        for other in [r for r in regions if r[1] & exits or r[2] & inside]:
-            regions.remove(other)
-            merged = (merged[0] | other[0], merged[1] | other[1], merged[2] | other[2])
-        regions.append(merged)
-    return [
-        _Region(
-            [ops[k] for k in sorted(e)], [ops[k] for k in sorted(x)], [ops[k] for k in sorted(i)]
-        )
-        for e, x, i in sorted(regions, key=lambda r: min(r[0]))
-    ]
-
-
-def _reach(entry, block, position, ops) -> tuple[set[int], set[int]]:
-    inside: set[int] = set()
-    exits: set[int] = set()
-    work = [entry]
-    while work:
-        op = work.pop()
-        for result in op.results:
-            for use in result.uses:
-                user = _top_level(use.owner, block)
-                if user is None:
-                    continue
-                k = position[user]
-                if k == len(ops) - 1:
-                    raise NoShardyFormError(
-                        f"a manual value escapes its manual region: {user.name} uses it; Shardy "
-                        "has no form for it (a manual computation's results are global)",
-                        location=_loc(user),
-                    )
-                if call_target(user) == SHARD_TO_FULL:
-                    exits.add(k)
-                elif k not in inside and user != entry:
-                    inside.add(k)
-                    work.append(user)
-    return inside, exits
-
-
-def _build_manual_computation(region: _Region, plan: MeshPlan) -> None:
+def _build_manual_computation(region: Region, plan: MeshPlan) -> None:
     inside = set(region.ops)
     manual_axes = _manual_axes(region, plan)
     operands, in_shardings, consumed = _inputs(region)
     returns, out_shardings, dropped = _outputs(region, plan, inside)
-    constants, captured = _captures(region, inside)
-    _check_no_escape(region, inside, dropped)
+    constants, captured = captures(region, inside)
+    check_no_escape(region, inside, dropped)
     # Values from outside (torch_xla uses replicated params inside its regions) come in as
     # extra operands, replicated: every device sees the whole value, as under GSPMD.
     operands += captured
     in_shardings += [_replicated(plan, v.type) for v in captured]
-    first_exit = min(region.exits, key=_position_in_block)
+    first_exit = min(region.exits, key=position_in_block)
     mc = ir.Operation.create(
         "sdy.manual_computation",
         results=[x.results[0].type for x in region.exits],
@@ -293,7 +225,7 @@ def _build_manual_computation(region: _Region, plan: MeshPlan) -> None:
             const.erase()
 
 
-def _fill_body(mc, region: _Region, returns, dropped: set, constants, captured) -> None:
+def _fill_body(mc, region: Region, returns, dropped: set, constants, captured) -> None:
     """Moves the region's ops into the manual computation's block, in their order; entries'
     results and captured values become block arguments, constants are cloned in."""
     local_types = [e.results[0].type for e in region.entries] + [v.type for v in captured]
@@ -342,11 +274,7 @@ def _is_within(op, container: ir.Operation) -> bool:
     return False
 
 
-def _position_in_block(op: ir.Operation) -> int:
-    return [o.operation for o in op.block.operations].index(op)
-
-
-def _manual_axes(region: _Region, plan: MeshPlan) -> list[str]:
+def _manual_axes(region: Region, plan: MeshPlan) -> list[str]:
     axes: set[str] = set()
     for entry in region.entries:
         text = string_value(entry.attributes[SHARDING])
@@ -362,20 +290,20 @@ def _manual_axes(region: _Region, plan: MeshPlan) -> list[str]:
     return sorted(axes, key=names.index)
 
 
-def _inputs(region: _Region) -> tuple[list[ir.Value], list[ir.Attribute], list[ir.Operation]]:
+def _inputs(region: Region) -> tuple[list[ir.Value], list[ir.Attribute], list[ir.Operation]]:
     """For each entry: the global value, its sharding, and a consumed `@Sharding` (JAX)."""
     operands, shardings, consumed = [], [], []
     for entry in region.entries:
         value = entry.operands[0]
-        producer = _producer(value)
+        made_by = producer(value)
         if (
-            producer is not None
-            and call_target(producer) == "Sharding"
+            made_by is not None
+            and call_target(made_by) == "Sharding"
             and len(list(value.uses)) == 1
         ):
-            shardings.append(open_dims(_single_sharding(producer), unspecified_dims(producer)))
-            operands.append(producer.operands[0])
-            consumed.append(producer)
+            shardings.append(open_dims(_single_sharding(made_by), unspecified_dims(made_by)))
+            operands.append(made_by.operands[0])
+            consumed.append(made_by)
             continue
         sharding = _known_sharding(value)
         if sharding is None:
@@ -387,11 +315,6 @@ def _inputs(region: _Region) -> tuple[list[ir.Value], list[ir.Attribute], list[i
         shardings.append(open_dims(sharding, unspecified_dims(entry)))
         operands.append(value)
     return operands, shardings, consumed
-
-
-def _producer(value: ir.Value) -> ir.Operation | None:
-    owner = value.owner
-    return None if isinstance(owner, ir.Block) else owner.operation
 
 
 def _known_sharding(value: ir.Value) -> ir.Attribute | None:
@@ -410,20 +333,20 @@ def _known_sharding(value: ir.Value) -> ir.Attribute | None:
     return per_value(owner.attributes[SDY_SHARDING])[result_number]
 
 
-def _outputs(region: _Region, plan: MeshPlan, inside: set) -> tuple[list[ir.Value], list, set]:
+def _outputs(region: Region, plan: MeshPlan, inside: set) -> tuple[list[ir.Value], list, set]:
     """For each exit: the local value to return, the out sharding; `@Sharding`s to drop."""
     returns, shardings, dropped = [], [], set()
     for exit_op in region.exits:
         value = exit_op.operands[0]
-        producer = _producer(value)
+        made_by = producer(value)
         if (
-            producer is not None
-            and producer in inside
-            and call_target(producer) == "Sharding"
+            made_by is not None
+            and made_by in inside
+            and call_target(made_by) == "Sharding"
             and len(list(value.uses)) == 1
         ):
-            dropped.add(producer)
-            value = producer.operands[0]
+            dropped.add(made_by)
+            value = made_by.operands[0]
         returns.append(value)
         rank = ir.RankedTensorType(exit_op.results[0].type).rank
         text = string_value(exit_op.attributes[SHARDING])
@@ -433,63 +356,3 @@ def _outputs(region: _Region, plan: MeshPlan, inside: set) -> tuple[list[ir.Valu
             raise e.located(location=_loc(exit_op)) from None
         shardings.append(open_dims(out, unspecified_dims(exit_op)))
     return returns, shardings, dropped
-
-
-def _captures(region: _Region, inside: set) -> tuple[list[ir.Operation], list[ir.Value]]:
-    """What the region uses from outside: operand-free ops (constants, cloned into it) and
-    other values (passed in as extra operands), each once, in first-use order."""
-    block = region.entries[0].block
-    entries = set(region.entries)
-    constants: list[ir.Operation] = []
-    captured: list[ir.Value] = []
-    for op in region.ops:
-        for operand in _all_operands(op):
-            producer = _producer(operand)
-            if producer is None:
-                owner = ir.BlockArgument(operand).owner.owner
-                if owner is not None and _top_level(owner, block) in inside:
-                    continue  # an argument of a block nested in the region
-                _add_value(captured, operand)
-                continue
-            top = _top_level(producer, block)
-            if top is not None and (top in inside or top in entries):
-                continue
-            if top is not None and not list(top.operands) and not len(top.regions):
-                if top not in constants:
-                    constants.append(top)
-                continue
-            _add_value(captured, operand)
-    return constants, captured
-
-
-def _add_value(values: list[ir.Value], value: ir.Value) -> None:
-    if not any(v == value for v in values):
-        values.append(value)
-
-
-def _all_operands(op: ir.Operation) -> list[ir.Value]:
-    values: list[ir.Value] = []
-
-    def visit(inner: ir.Operation) -> ir.WalkResult:
-        values.extend(inner.operands)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
-    return values
-
-
-def _check_no_escape(region: _Region, inside: set, dropped: set) -> None:
-    exits = set(region.exits)
-    block = region.entries[0].block
-    for op in region.ops:
-        if op in dropped:
-            continue
-        for result in op.results:
-            for use in result.uses:
-                user = _top_level(use.owner, block)
-                if user is not None and user not in inside and user not in exits:
-                    raise NoShardyFormError(
-                        f"a manual value ({op.name}) escapes its manual region to {user.name}; "
-                        "Shardy has no form for it",
-                        location=_loc(user),
-                    )

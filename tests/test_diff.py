@@ -558,3 +558,28 @@ def test_diff_of_a_bad_module_with_itself_is_an_error(tmp_path):
     assert "EQUAL" not in result.stdout
     assert f"{bad}:1:1: module attribute mhlo.num_partitions: error: " in result.stderr
     assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_cli_diff_of_a_module_and_its_portable_artifact_is_equal(tmp_path):
+    """The issue's reproduction: `diff original.mlir converted.portable`."""
+    portable = tmp_path / "converted.portable"
+    result = CliRunner().invoke(
+        main, ["convert", str(MATMUL), "--emit", "portable", "-o", str(portable)]
+    )
+    assert result.exit_code == 0, result.output
+    same = run("diff", MATMUL, portable)
+    assert same.exit_code == 0, same.output
+    assert same.stdout == run("diff", MATMUL, MATMUL).stdout  # every placement, all equal
+    assert normalize(portable.read_bytes()) == normalize(MATMUL.read_text())
+
+
+def test_portable_artifacts_of_two_placements_differ(tmp_path):
+    original = MATMUL.read_text()
+    changed = original.replace('[4,2]0,4,1,5,2,6,3,7}"}', '[4,2]<=[8]}"}', 1)
+    a, b = tmp_path / "a.portable", tmp_path / "b.portable"
+    a.write_bytes(convert(original, emit="portable"))
+    b.write_bytes(convert(changed, emit="portable"))
+    result = run("diff", a, b)
+    assert result.exit_code == 1
+    assert re.search(rf"{re.escape(str(a))}:\d+:\d+: arg 2 of @main: ", result.stdout)
+    assert result.stdout.endswith("DIFFERENT: 1 differences\n")
