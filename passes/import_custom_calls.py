@@ -14,6 +14,7 @@ from typing import ClassVar
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy, stablehlo
 
+from shardy_convert import compat
 from shardy_convert.errors import ModuleError, ShardyConvertError
 from shardy_convert.manual_regions import (
     FULL_TO_SHARD,
@@ -108,7 +109,7 @@ def _sharding_custom_calls(root: ir.Operation) -> dict[str, list[ir.Operation]]:
             found[target].append(op.operation)
         return ir.WalkResult.ADVANCE
 
-    root.walk(visit, ir.WalkOrder.PRE_ORDER, op_class=stablehlo.CustomCallOp)
+    compat.walk(root, visit, ir.WalkOrder.PRE_ORDER, op_class=stablehlo.CustomCallOp)
     return found
 
 

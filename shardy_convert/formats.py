@@ -18,6 +18,7 @@ from typing import NoReturn
 
 from jaxlib.mlir import ir
 
+from . import compat
 from .errors import ModuleError, ShardyConvertError
 from .mlir import BYTECODE_MAGIC, is_bytecode, mlir_error, parse_module, print_module
 
@@ -168,10 +169,8 @@ def _isolated_main() -> None:
 def _load_in_process(data: str | bytes, ctx: ir.Context) -> ir.Module:
     if detect(data) != "portable":
         return parse_module(data, ctx)
-    from jaxlib import _jax
-
     try:
-        return _jax.mlir.deserialize_portable_artifact(data, context=ctx)
+        return compat.deserialize_portable_artifact(data, ctx)
     except ir.MLIRError as e:
         raise mlir_error("cannot read the portable artifact", e) from None
     except Exception as e:  # jaxlib raises its own error type for bad artifacts
@@ -185,12 +184,11 @@ def save(
     artifact for StableHLO `target` (default: the newest version this jaxlib writes)."""
     if form != "portable":
         return print_module(module, form, locations)
-    from jaxlib import _jax
     from jaxlib.mlir.dialects import stablehlo
 
     target = target or stablehlo.get_current_version()
     try:
-        return _jax.mlir.serialize_portable_artifact(print_module(module, "bytecode"), target)
+        return compat.serialize_portable_artifact(print_module(module, "bytecode"), target)
     except Exception as e:  # an op the target version cannot express, a bad version
         raise ModuleError(f"cannot write a portable artifact for StableHLO {target}: {e}") from None
 

@@ -186,63 +186,64 @@ def run_pipeline(
     steps: Sequence[str | tuple[str, PythonPass]],
     verify_each: bool = True,
 ) -> None:
-    """Runs Shardy/MLIR pass names and named Python passes, in order, on one PassManager.
+    """Runs Shardy/MLIR pass names and named Python passes, in order. Consecutive pass names
+    share one PassManager; a Python pass runs directly between them (jaxlib 0.7.1's
+    `PassManager.add` takes no Python callables, so this is the one way on every release).
     With `verify_each` False, MLIR's verifier does not run after every pass (a whole-module
     verification costs about as much as parsing it); the caller verifies once at the end.
 
-    A Python pass raises ShardyConvertError; it is re-raised, as it is, after the pipeline
-    stops (so is any other exception: a bug is not turned into a conversion failure here).
+    A Python pass's exception (ShardyConvertError, or a bug) stops the pipeline and is
+    re-raised as it is: a bug is not turned into a conversion failure here.
     """
-    failures: list[BaseException] = []
     op = module.operation
     if any(isinstance(step, str) for step in steps):
         check_no_declarations(op)
     with op.context:
-        pm = passmanager.PassManager("builtin.module")
-        pm.enable_verifier(verify_each)
-        after_python = False
-        for step in steps:
-            if isinstance(step, str):
-                if after_python and not verify_each:
-                    # Shardy's C++ passes may crash on invalid IR: whatever our Python passes
-                    # made is verified before one of them sees it.
-                    pm.add(_wrap("verify", _verify_module, failures), "verify")
-                pm.add(step)
-                after_python = False
-            else:
-                after_python = True
-                name, fn = step
-                pm.add(_wrap(name, fn, failures), name)
-        try:
-            pm.run(op)
-        except ir.MLIRError as e:
-            if failures:  # keeps the cause of an internal error, drops the MLIRError
-                raise failures[0] from failures[0].__cause__
-            raise mlir_error("pass pipeline failed", e) from None
-    if failures:
-        raise failures[0]
+        for k, group in enumerate(_groups(steps)):
+            if isinstance(group, tuple):
+                _, run = group
+                run(op)
+                if verify_each:
+                    _verify_module(op, "pass pipeline failed")
+                continue
+            if k and not verify_each:
+                # A Python pass came before (pass names are grouped): Shardy's C++ passes
+                # may crash on invalid IR, so what our passes made is verified first.
+                _verify_module(op)
+            _run_pass_manager(op, group, verify_each)
 
 
-def _verify_module(op: ir.Operation) -> None:
+def _groups(
+    steps: Sequence[str | tuple[str, PythonPass]],
+) -> list[list[str] | tuple[str, PythonPass]]:
+    """Runs of consecutive pass names as lists; each Python pass on its own."""
+    groups: list[list[str] | tuple[str, PythonPass]] = []
+    for step in steps:
+        if not isinstance(step, str):
+            groups.append(step)
+        elif groups and isinstance(groups[-1], list):
+            groups[-1].append(step)
+        else:
+            groups.append([step])
+    return groups
+
+
+def _run_pass_manager(op: ir.Operation, names: list[str], verify_each: bool) -> None:
+    pm = passmanager.PassManager("builtin.module")
+    pm.enable_verifier(verify_each)
+    for name in names:
+        pm.add(name)
+    try:
+        pm.run(op)
+    except ir.MLIRError as e:
+        raise mlir_error("pass pipeline failed", e) from None
+
+
+def _verify_module(op: ir.Operation, what: str = "the converted module does not verify") -> None:
     try:
         op.verify()
     except ir.MLIRError as e:
-        raise mlir_error("the converted module does not verify", e) from None
-
-
-def _wrap(name: str, fn: PythonPass, failures: list[BaseException]):
-    """`fn` as a jaxlib pass: its exception is kept in `failures` (run_pipeline re-raises it:
-    an exception must not cross jaxlib's C++ pass manager) and the pass fails."""
-
-    def run(op: ir.Operation, pass_) -> None:
-        try:
-            fn(op)
-        except Exception as e:
-            failures.append(e)
-            pass_.signal_pass_failure()
-
-    run.__name__ = name
-    return run
+        raise mlir_error(what, e) from None
 
 
 def check_no_declarations(module: ir.Operation) -> None:

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from shardy_convert import compat
 from shardy_convert.errors import ShardyConvertError
 
 PLUGIN_PACKAGE = "xla_plugins.xla_cpu_pjrt"
@@ -342,8 +343,6 @@ class PluginClient:
 
     def _optimized_module(self, handle: Any):
         """The compiled program as jaxlib's HloModule (`PJRT_Executable_OptimizedProgram`)."""
-        from jaxlib import xla_client as xc
-
         plugin = handle._plugin
         program = plugin.args("PJRT_Program")
         args = plugin.args(
@@ -361,7 +360,7 @@ class PluginClient:
             data = next(v for n, v in _proto_fields(data) if n == 1 and isinstance(v, bytes))
         elif form != "hlo":
             raise ShardyConvertError(f"the plugin's optimized program has format {form!r}")
-        return xc.hlo.HloModule.from_serialized_hlo_module_proto(data)
+        return compat.hlo_module_from_proto(data)
 
     def run(
         self,
@@ -511,11 +510,10 @@ def portable_artifact(module: str, target: str | None = None) -> bytes:
     client hands a plugin; `target` is a StableHLO version ("1.13.3"), default jaxlib's
     minimum supported one (the most portable). Shardy shardings go to their round-trip form
     (`xla.sdy.*` frontend attributes) that XLA re-imports."""
-    from jaxlib import _jax
     from jaxlib.mlir.dialects import stablehlo
 
     target = target or stablehlo.get_minimum_version()
     try:
-        return bytes(_jax.mlir.serialize_portable_artifact(module, target))
+        return compat.serialize_portable_artifact(module, target)
     except Exception as e:  # jaxlib raises a bare ValueError/RuntimeError
         raise ShardyConvertError(f"cannot serialize a portable artifact ({target}): {e}") from None

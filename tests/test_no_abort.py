@@ -120,7 +120,8 @@ import shardy_convert.converter  # noqa: the library, before any probe
 corpus()
 imported = sorted(m for m in ("jax", "jaxlib.xla_client") if m in sys.modules)
 
-hlo = importlib.import_module("jaxlib._hlo")
+from shardy_convert import compat
+hlo = compat.hlo_sharding_module()
 util = importlib.import_module("jaxlib._jax.hlo_sharding_util")
 wrap_members(hlo.HloSharding, "HloSharding")
 wrap_members(hlo.OpSharding, "OpSharding")

@@ -1,0 +1,131 @@
+"""The one place that knows how jaxlib's releases differ (jax/jaxlib 0.7.1 through 0.10.2).
+
+Everything else calls these functions and never asks for a version. Each difference is
+detected by feature (a signature, an attribute), not by version string, so a release in
+between gets whichever form it has. Measured on 0.7.1 against 0.10.2:
+
+- `PassManager.add` takes only pipeline strings (0.10.2 also takes Python callables): the
+  project runs its Python passes between PassManagers on every release (`mlir.run_pipeline`),
+  so nothing here is needed for that.
+- `Operation.walk` has no `op_class=` filter: `walk` filters in Python instead.
+- `_jax.mlir.deserialize_portable_artifact(bytes)` takes no `context=` and returns MLIR text.
+- `jaxlib.xla_client.hlo` and `jaxlib._hlo` are missing; `_jax` holds `HloModule`,
+  `HloSharding` and `OpSharding`.
+- `HloSharding.is_unreduced()` is missing (XLA 0.7.1 has no unreduced shardings).
+- StableHLO 1.13.0 is the newest portable artifact 0.7.1 writes (0.10.2: 1.17.0). Both
+  serializers silently write their newest version when asked for a newer one, so an
+  explicit newer target is refused (`formats.check_version`); a newer input artifact's
+  version, kept by default, is written as this jaxlib's newest.
+- `sdy-lift-inlined-meshes` adds no `stablehlo.mesh` attribute to `sdy.mesh`, and the
+  StableHLO printer spaces some ops differently: output text differs, semantics do not.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+from jaxlib.mlir import ir
+
+
+@functools.cache
+def _signature(fn: Any) -> str:
+    """The first line of a nanobind function's docstring (its signature)."""
+    return (getattr(fn, "__doc__", None) or "").strip().split("\n")[0]
+
+
+def walk_has_op_class() -> bool:
+    return "op_class" in _signature(ir.Operation.walk)
+
+
+def walk(
+    root: ir.Operation,
+    visit: Callable[[ir.Operation], ir.WalkResult],
+    order: ir.WalkOrder,
+    op_class: type[ir.OpView] | None = None,
+) -> None:
+    """`root.walk(visit, order, op_class=op_class)` on every release: without jaxlib's filter,
+    ops that are not `op_class` are skipped here (by op name)."""
+    if op_class is None:
+        root.walk(visit, order)
+    elif walk_has_op_class():
+        root.walk(visit, order, op_class=op_class)
+    else:
+        name = op_class.OPERATION_NAME
+
+        def filtered(op: ir.Operation) -> ir.WalkResult:
+            return visit(op) if op.name == name else ir.WalkResult.ADVANCE
+
+        root.walk(filtered, order)
+
+
+def deserialize_portable_artifact(data: bytes, ctx: ir.Context) -> ir.Module:
+    """A StableHLO portable artifact as a module in `ctx`. Raises what jaxlib raises
+    (`ir.MLIRError`, or its own error type on bytes that are no artifact)."""
+    from jaxlib import _jax
+
+    if "context" in _signature(_jax.mlir.deserialize_portable_artifact):
+        return _jax.mlir.deserialize_portable_artifact(data, context=ctx)
+    text = _jax.mlir.deserialize_portable_artifact(data)  # MLIR text, locations kept
+    return ir.Module.parse(text, context=ctx)
+
+
+def serialize_portable_artifact(module: str | bytes, target: str) -> bytes:
+    """`module` (MLIR text or bytecode) as a portable artifact for StableHLO `target`. A
+    target newer than this jaxlib writes must be refused before (`formats.check_version`):
+    jaxlib would silently write its own newest version instead."""
+    from jaxlib import _jax
+
+    return bytes(_jax.mlir.serialize_portable_artifact(module, target))
+
+
+def hlo_module_from_proto(data: bytes) -> Any:
+    """jaxlib's `HloModule` from a serialized `HloModuleProto`."""
+    from jaxlib import xla_client as xc
+
+    hlo = getattr(xc, "hlo", None)
+    if hlo is not None:
+        return hlo.HloModule.from_serialized_hlo_module_proto(data)
+    from jaxlib import _jax
+
+    return _jax.HloModule.from_serialized_hlo_module_proto(data)
+
+
+def hlo_sharding_module() -> ModuleType:
+    """The extension module that defines XLA's `HloSharding` and `OpSharding` bindings
+    (`jaxlib._hlo`; `jaxlib._jax` before that split), without importing `xla_client`."""
+    try:
+        return importlib.import_module("jaxlib._hlo")
+    except ImportError:
+        return importlib.import_module("jaxlib._jax")
+
+
+def has_unreduced_shardings() -> bool:
+    """Whether this XLA knows unreduced shardings (`HloSharding.is_unreduced`)."""
+    from jaxlib import xla_client as xc
+
+    return hasattr(xc.HloSharding, "is_unreduced")
+
+
+# What releases print differently for the same module: 0.10.2's `sdy-lift-inlined-meshes`
+# adds `{stablehlo.mesh = {axes = [...], device_ids = ...}}` to `sdy.mesh` (0.7.1 adds none),
+# and 0.7.1 prints `stablehlo.compare  LT, %a, %b,  SIGNED` with doubled spaces.
+_MESH_ATTR = re.compile(r" \{stablehlo\.mesh = \{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}\}")
+
+
+def comparable_text(text: str) -> str:
+    """Printed MLIR with what differs between jaxlib releases (and means the same) spelled
+    one way, so files written by one release compare with what another prints (goldens)."""
+    text = _MESH_ATTR.sub("", text)
+    return "\n".join(_comparable_line(line) for line in text.split("\n"))
+
+
+def _comparable_line(line: str) -> str:
+    if "stablehlo.compare" not in line:
+        return line
+    indent = line[: len(line) - len(line.lstrip(" "))]
+    return indent + re.sub(" {2,}", " ", line[len(indent) :])

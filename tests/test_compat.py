@@ -1,0 +1,176 @@
+"""The jaxlib compatibility layer (`shardy_convert.compat`) and the pipeline runner that needs
+no Python passes inside a PassManager. Every test runs on whichever jaxlib is installed; `make
+test` runs them on the newest and the oldest supported release. Where a release lacks a
+feature, the fallback is forced here so both paths are tested on every release."""
+
+from __future__ import annotations
+
+import pytest
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo
+
+from shardy_convert import compat, formats
+from shardy_convert.errors import ShardyConvertError
+from shardy_convert.mlir import new_context, parse_module, run_pipeline
+
+from .conftest import TESTDATA
+
+MATMUL = TESTDATA / "torch_xla" / "matmul_2x4.mlir"
+TRANSFORMER = TESTDATA / "torch_xla" / "transformer_block.mlir"
+SHARDED_ADD = """\
+func.func @main(%arg0: tensor<8x8xf32> {mhlo.sharding = "{devices=[2,4]<=[8]}"})
+    -> tensor<8x8xf32> {
+  %0 = stablehlo.add %arg0, %arg0 : tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+"""
+
+
+def _custom_call_names(module: ir.Module) -> list[str]:
+    found: list[str] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        found.append(str(op.operation.attributes["call_target_name"]))
+        return ir.WalkResult.ADVANCE
+
+    compat.walk(module.operation, visit, ir.WalkOrder.PRE_ORDER, op_class=stablehlo.CustomCallOp)
+    return found
+
+
+def test_walk_filters_by_op_class_with_and_without_jaxlibs_filter(monkeypatch):
+    text = TRANSFORMER.read_text()
+    with new_context() as ctx:
+        module = parse_module(text, ctx)
+        native = _custom_call_names(module)
+        monkeypatch.setattr(compat, "walk_has_op_class", lambda: False)
+        fallback = _custom_call_names(module)
+    assert native == fallback
+    assert len(native) == text.count("stablehlo.custom_call @")
+
+
+def test_portable_artifact_round_trip_through_compat():
+    with new_context() as ctx:
+        module = parse_module(SHARDED_ADD, ctx)
+        before = str(module)
+        target = stablehlo.get_minimum_version()
+        data = compat.serialize_portable_artifact(formats.print_module(module, "bytecode"), target)
+        assert formats.portable_version(data) == target
+        back = str(compat.deserialize_portable_artifact(data, ctx))
+    assert back == before
+
+
+def test_hlo_module_from_proto_reads_a_compiled_programs_module():
+    from jax._src import xla_bridge
+
+    backend = xla_bridge.get_backend("cpu")
+    text = (
+        "module { func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %0 = stablehlo.add %a, %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n} }"
+    )
+    from jax._src.lib import xla_client as xc
+
+    exe = backend.compile_and_load(text, xc.DeviceList(tuple(backend.devices()[:1])))
+    proto = exe.hlo_modules()[0].as_serialized_hlo_module_proto()
+    module = compat.hlo_module_from_proto(proto)
+    assert "add(" in module.to_string()
+
+
+def test_hlo_sharding_module_holds_xlas_sharding_classes():
+    from jaxlib import xla_client as xc
+
+    module = compat.hlo_sharding_module()
+    assert module.HloSharding is xc.HloSharding
+    assert module.OpSharding is xc.OpSharding
+
+
+def test_comparable_text_spells_each_releases_printing_one_way():
+    """The newest jaxlib's converted text and the same text as 0.7.1 prints it (no
+    `stablehlo.mesh` attribute, doubled spaces around compare's operands) compare equal."""
+    from shardy_convert import convert
+
+    text = convert(TRANSFORMER.read_text())
+    assert "stablehlo.compare" in text
+    old_style = compat._MESH_ATTR.sub("", text).replace("stablehlo.compare ", "stablehlo.compare  ")
+    assert compat.comparable_text(old_style) == compat.comparable_text(text)
+    assert "stablehlo.mesh" not in compat.comparable_text(text)
+    assert compat.comparable_text(text).count("stablehlo.compare  ") == 0
+    with new_context() as ctx:  # still a module, printed the same by this jaxlib
+        assert str(parse_module(compat.comparable_text(text), ctx)).count("sdy.mesh") == 1
+
+
+# --- the pipeline runner: Python passes between PassManagers -------------------------------
+
+
+def _record(log: list[str], name: str, error: Exception | None = None):
+    def run(op: ir.Operation) -> None:
+        log.append(name)
+        if error is not None:
+            raise error
+
+    return (name, run)
+
+
+def _converted() -> str:
+    from shardy_convert import convert
+
+    return convert(MATMUL.read_text())
+
+
+@pytest.mark.parametrize("verify_each", [True, False])
+def test_python_passes_run_in_order_between_mlir_passes(verify_each):
+    log: list[str] = []
+    with new_context() as ctx:
+        module = parse_module(_converted(), ctx)
+        steps = [
+            _record(log, "a"),
+            "sdy-manual-axes-cleanup",
+            _record(log, "b"),
+            _record(log, "c"),
+            "sdy-lift-inlined-meshes",
+            "sdy-manual-axes-cleanup",
+            _record(log, "d"),
+        ]
+        run_pipeline(module, steps, verify_each=verify_each)
+        module.operation.verify()
+    assert log == ["a", "b", "c", "d"]
+
+
+def test_a_python_pass_error_stops_the_pipeline_as_it_is():
+    log: list[str] = []
+    error = ShardyConvertError("bad sharding", location="3:4")
+    with new_context() as ctx:
+        module = parse_module(_converted(), ctx)
+        with pytest.raises(ShardyConvertError) as caught:
+            run_pipeline(module, [_record(log, "a", error), "sdy-manual-axes-cleanup"])
+    assert caught.value is error
+    assert log == ["a"]
+
+
+def test_an_unexpected_exception_in_a_python_pass_is_raised_as_it_is():
+    log: list[str] = []
+    with new_context() as ctx:
+        module = parse_module(_converted(), ctx)
+        with pytest.raises(KeyError):
+            run_pipeline(module, [_record(log, "a", KeyError("x")), _record(log, "b")])
+    assert log == ["a"]
+
+
+def _break_module(op: ir.Operation) -> None:
+    """Makes the module invalid: a sharding naming a mesh that does not exist."""
+    ops = op.regions[0].blocks[0].operations
+    main = next(o.operation for o in ops if o.operation.name == "func.func")
+    attrs = main.attributes["arg_attrs"]
+    broken = ir.Attribute.parse("{sdy.sharding = #sdy.sharding<@nowhere, [{}, {}]>}")
+    main.attributes["arg_attrs"] = ir.ArrayAttr.get([broken, *list(attrs)[1:]])
+
+
+@pytest.mark.parametrize(
+    ("verify_each", "message"),
+    [(True, "pass pipeline failed"), (False, "the converted module does not verify")],
+)
+def test_invalid_ir_from_a_python_pass_never_reaches_shardys_passes(verify_each, message):
+    with new_context() as ctx:
+        module = parse_module(_converted(), ctx)
+        steps = [("break", _break_module), "sdy-lift-inlined-meshes"]
+        with pytest.raises(ShardyConvertError, match=message):
+            run_pipeline(module, steps, verify_each=verify_each)
