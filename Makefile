@@ -7,9 +7,15 @@ PIP := $(VENV)/bin/pip
 # and the bench inputs need them.
 TORCH_VENV ?= .venv-torch
 TORCH_PY := $(TORCH_VENV)/bin/python
+# The oldest supported jax/jaxlib (what torch-xla[pallas]==2.9.0 pins) in a venv of its own,
+# made from the project's own files: `make test` runs the suite there too. Reinstalled when
+# pyproject.toml or setup.py change.
+JAX_OLDEST ?= 0.7.1
+OLDEST_VENV ?= .venv-jax-oldest
+OLDEST_PY := $(OLDEST_VENV)/bin/python
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-e2e lint format testdata golden bench clean
+.PHONY: help install test test-e2e test-oldest lint format testdata golden bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -22,9 +28,10 @@ install: $(PY) ## create .venv and install shardy-convert with its test tools (e
 	$(PIP) install --quiet -e '.[test]'
 	@$(VENV)/bin/shardy-convert --version
 
-test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices, torch_xla end to end)
+test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices, torch_xla end to end), then the suite again on the oldest supported jax
 	$(PY) -m pytest -q
 	$(MAKE) test-e2e
+	$(MAKE) test-oldest
 
 # The e2e suite also needs the test tools and the xla-cpu-pjrt plugin in the torch venv.
 TORCH_E2E := $(TORCH_VENV)/.e2e-installed
@@ -34,6 +41,17 @@ $(TORCH_E2E): $(TORCH_PY) pyproject.toml setup.py
 
 test-e2e: $(TORCH_E2E) ## stock torch_xla 2.9 through the PJRT plugin wrapper on xla-cpu-pjrt vs its CPU runtime (venv .venv-torch)
 	$(TORCH_PY) -m pytest -q -p no:cacheprovider e2e
+
+OLDEST_STAMP := $(OLDEST_VENV)/.installed
+$(OLDEST_STAMP): pyproject.toml setup.py
+	test -x $(OLDEST_PY) || $(PYTHON) -m venv $(OLDEST_VENV)
+	$(OLDEST_VENV)/bin/pip install --quiet --upgrade pip
+	$(OLDEST_VENV)/bin/pip install --quiet -e '.[test]' 'jax==$(JAX_OLDEST)' 'jaxlib==$(JAX_OLDEST)'
+	@$(OLDEST_PY) -c "import jax, jaxlib; assert jax.__version__ == jaxlib.__version__ == '$(JAX_OLDEST)'"
+	@touch $@
+
+test-oldest: $(OLDEST_STAMP) ## the whole suite on jax/jaxlib 0.7.1, what torch-xla[pallas]==2.9.0 pins (venv .venv-jax-oldest)
+	$(OLDEST_PY) -m pytest -q -p no:cacheprovider
 
 lint: ## ruff check and format check
 	$(VENV)/bin/ruff check .

@@ -16,6 +16,8 @@ between gets whichever form it has. Measured on 0.7.1 against 0.10.2:
   serializers silently write their newest version when asked for a newer one, so an
   explicit newer target is refused (`formats.check_version`); a newer input artifact's
   version, kept by default, is written as this jaxlib's newest.
+- Python objects of ops of a freed module can outlive it and be handed out for new ops
+  (`forget_dead_operations`).
 - `sdy-lift-inlined-meshes` adds no `stablehlo.mesh` attribute to `sdy.mesh`, and the
   StableHLO printer spaces some ops differently: output text differs, semantics do not.
 """
@@ -23,6 +25,7 @@ between gets whichever form it has. Measured on 0.7.1 against 0.10.2:
 from __future__ import annotations
 
 import functools
+import gc
 import importlib
 import re
 from collections.abc import Callable
@@ -63,6 +66,26 @@ def walk(
         root.walk(filtered, order)
 
 
+def forget_dead_operations(ctx: ir.Context) -> None:
+    """Call before a new module enters `ctx`.
+
+    jaxlib 0.7.1's bindings map each MLIR operation's address to its Python object, per
+    context, and freeing a module leaves the entries of its nested ops that Python still
+    references (a reference cycle keeps them until the next garbage collection). An op
+    created later at the same address is then handed that stale object (measured: "the
+    operation has been invalidated" in the middle of a conversion, in about half the runs of
+    the golden diff tests, which read two modules into one context). With no module alive in
+    the context, every mapped op is dead: forget them all. Newer bindings keep no such map.
+    """
+    clear = getattr(ctx, "_clear_live_operations", None)
+    if clear is None or ctx._get_live_operation_count() == 0:
+        return
+    if ctx._get_live_module_count():
+        gc.collect()  # a module only a reference cycle keeps alive is dead too
+    if ctx._get_live_module_count() == 0:
+        clear()
+
+
 def deserialize_portable_artifact(data: bytes, ctx: ir.Context) -> ir.Module:
     """A StableHLO portable artifact as a module in `ctx`. Raises what jaxlib raises
     (`ir.MLIRError`, or its own error type on bytes that are no artifact)."""
@@ -71,6 +94,7 @@ def deserialize_portable_artifact(data: bytes, ctx: ir.Context) -> ir.Module:
     if "context" in _signature(_jax.mlir.deserialize_portable_artifact):
         return _jax.mlir.deserialize_portable_artifact(data, context=ctx)
     text = _jax.mlir.deserialize_portable_artifact(data)  # MLIR text, locations kept
+    forget_dead_operations(ctx)
     return ir.Module.parse(text, context=ctx)
 
 
@@ -113,14 +137,17 @@ def has_unreduced_shardings() -> bool:
 
 # What releases print differently for the same module: 0.10.2's `sdy-lift-inlined-meshes`
 # adds `{stablehlo.mesh = {axes = [...], device_ids = ...}}` to `sdy.mesh` (0.7.1 adds none),
-# and 0.7.1 prints `stablehlo.compare  LT, %a, %b,  SIGNED` with doubled spaces.
+# 0.7.1 prints `stablehlo.compare  LT, %a, %b,  SIGNED` with doubled spaces, and its MLIR
+# prints `i1` hex constants bit-packed (see legacy_i1).
 _MESH_ATTR = re.compile(r" \{stablehlo\.mesh = \{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}\}")
 
 
 def comparable_text(text: str) -> str:
     """Printed MLIR with what differs between jaxlib releases (and means the same) spelled
     one way, so files written by one release compare with what another prints (goldens)."""
-    text = _MESH_ATTR.sub("", text)
+    from .legacy_i1 import one_byte_per_element
+
+    text = one_byte_per_element(_MESH_ATTR.sub("", text))
     return "\n".join(_comparable_line(line) for line in text.split("\n"))
 
 

@@ -21,6 +21,10 @@ either MLIR), and a one-byte 0x00/0xFF splat (both layouts agree). A one-byte bu
 elements of any other value is read the old way (packed bits): no printer writes a splat in
 hex, so only an old printer (with a low hex threshold) writes that.
 
+The other way round, jaxlib 0.7.1's MLIR is older than that commit: `pack_i1_hex` packs what
+a newer MLIR printed (one byte per element) for it. `i1_hex_for_parser` does whichever the
+running parser needs; the module boundary (`mlir.parse_module`) and `check` call that.
+
 StableHLO portable artifacts need nothing: jaxlib 0.10.2 reads the ones torch_xla 2.9 writes
 (`xm.get_stablehlo_bytecode`) with the right values (tested).
 """
@@ -39,9 +43,43 @@ _HEX_I1 = re.compile(r'dense<"0x([0-9A-Fa-f]*)">(\s*:\s*(?:tensor|vector)<((?:\d
 def unpack_i1_hex(text: str) -> str:
     """`text` with every bit-packed `i1` hex constant rewritten to one byte per element, if
     the running MLIR parser reads one byte per element; otherwise `text` unchanged."""
-    if "i1>" not in text or 'dense<"0x' not in text or not parser_wants_bytes():
+    if not parser_wants_bytes():
+        return text
+    return one_byte_per_element(text)
+
+
+def one_byte_per_element(text: str) -> str:
+    """`text` with every bit-packed `i1` hex constant rewritten to one byte per element,
+    whatever the running parser reads (printed text of different jaxlibs compares this way)."""
+    if "i1>" not in text or 'dense<"0x' not in text:
         return text
     return _HEX_I1.sub(_unpacked, text)
+
+
+def i1_hex_for_parser(text: str) -> str:
+    """`text` with every `i1` hex constant in the layout the running MLIR parser reads."""
+    return unpack_i1_hex(text) if parser_wants_bytes() else pack_i1_hex(text)
+
+
+def pack_i1_hex(text: str) -> str:
+    """`text` with every one-byte-per-element `i1` hex constant rewritten bit-packed, if the
+    running MLIR parser reads packed bits (jaxlib 0.7.1); otherwise `text` unchanged."""
+    if "i1>" not in text or 'dense<"0x' not in text or parser_wants_bytes():
+        return text
+    return _HEX_I1.sub(_packed, text)
+
+
+def _packed(m: re.Match) -> str:
+    """One byte per element -> packed bits (`0x0101010100000000` -> `0x0F`). Only hex of
+    exactly one byte per element for two or more elements: one element reads alike in both
+    layouts, and no other size is the new layout."""
+    digits, type_text, dims = m.group(1), m.group(2), m.group(3)
+    n = int(np.prod([int(d) for d in dims.split("x") if d], dtype=np.int64))
+    if n < 2 or len(digits) != 2 * n:
+        return m.group(0)
+    elements = np.frombuffer(bytes.fromhex(digits), dtype=np.uint8) != 0
+    packed = np.packbits(elements, bitorder="little")
+    return f'dense<"0x{packed.tobytes().hex().upper()}">{type_text}'
 
 
 def _unpacked(m: re.Match) -> str:

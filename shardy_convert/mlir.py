@@ -15,8 +15,9 @@ from jaxlib.mlir import ir, passmanager
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import sdy, stablehlo
 
+from . import compat
 from .errors import ModuleError
-from .legacy_i1 import unpack_i1_hex
+from .legacy_i1 import i1_hex_for_parser
 
 BYTECODE_MAGIC = b"ML\xefR"
 
@@ -58,7 +59,8 @@ def parse_module(data: str | bytes, ctx: ir.Context) -> ir.Module:
             ) from None
     if isinstance(data, str):
         check_nesting(data.encode("utf-8"))
-        data = unpack_i1_hex(data)
+        data = i1_hex_for_parser(data)
+    compat.forget_dead_operations(ctx)
     try:
         return ir.Module.parse(data, context=ctx)
     except ir.MLIRError as e:

@@ -174,3 +174,27 @@ def test_invalid_ir_from_a_python_pass_never_reaches_shardys_passes(verify_each,
         steps = [("break", _break_module), "sdy-lift-inlined-meshes"]
         with pytest.raises(ShardyConvertError, match=message):
             run_pipeline(module, steps, verify_each=verify_each)
+
+
+@pytest.mark.skipif(
+    not hasattr(ir.Context, "_clear_live_operations"),
+    reason="these jaxlib bindings keep no map of live operations",
+)
+def test_ops_of_a_freed_module_are_forgotten_before_the_next_module():
+    with new_context() as ctx:
+        module = parse_module(SHARDED_ADD, ctx)
+        stale = list(module.body.operations)  # nested ops that outlive their module
+        del module
+        assert ctx._get_live_module_count() == 0 < ctx._get_live_operation_count()
+        compat.forget_dead_operations(ctx)
+        assert ctx._get_live_operation_count() == 0
+        assert len(stale) == 1
+
+
+def test_live_modules_keep_their_operations():
+    with new_context() as ctx:
+        module = parse_module(SHARDED_ADD, ctx)
+        func = next(iter(module.body.operations))
+        parse_module(SHARDED_ADD, ctx)  # a second module in the same context
+        assert func.operation.name == "func.func"
+        assert "stablehlo.add" in str(module)

@@ -80,12 +80,12 @@ def compile_module(text: str | bytes, n: int, *, shardy: bool) -> Compiled:
     """Compiles on the CPU client with `n` partitions and the chosen partitioner."""
     from jax._src.lib import xla_client as xc
 
-    from ..legacy_i1 import unpack_i1_hex
+    from ..legacy_i1 import i1_hex_for_parser
 
     signature = main_signature(text)
     ensure_devices(n)
     if isinstance(text, str):  # XLA's parser is jaxlib's MLIR too (see legacy_i1)
-        text = unpack_i1_hex(text)
+        text = i1_hex_for_parser(text)
     backend = _backend()
     devices = backend.devices()[:n]
     options = xc.CompileOptions()
