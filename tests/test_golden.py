@@ -12,9 +12,8 @@ import importlib.util
 import pytest
 from shardy_convert.passes import import_custom_calls
 
-from shardy_convert.diff import diff
-
 from shardy_convert import compat
+from shardy_convert.diff import diff
 
 from .conftest import TESTDATA
 
