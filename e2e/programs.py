@@ -105,6 +105,46 @@ def custom_order_tp() -> dict:
     return _numpy(out)
 
 
+def llama_tp_custom_order() -> dict:
+    """HF transformers LlamaForCausalLM (tiny config, random init) with Megatron tensor
+    parallelism on a custom device order, 3 SGD steps (parameters fed back each step)."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=128,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=64,
+    )
+    model = LlamaForCausalLM(config).to(_device())
+    mesh = _mesh(CUSTOM_ORDER, (2, 4), ("data", "model"))
+    column = ("q_proj", "k_proj", "v_proj", "gate_proj", "up_proj", "lm_head")
+    for name, p in model.named_parameters():
+        if name.endswith(tuple(f"{c}.weight" for c in column)):
+            _shard(p, mesh, ("model", None))
+        elif name.endswith(("o_proj.weight", "down_proj.weight", "embed_tokens.weight")):
+            _shard(p, mesh, (None, "model"))
+    ids = torch.randint(0, 128, (4, 16), generator=torch.Generator().manual_seed(1))
+    ids = ids.to(_device())
+    _shard(ids, mesh, ("data", None))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    losses = []
+    for _ in range(3):
+        optimizer.zero_grad()
+        loss = model(input_ids=ids, labels=ids).loss
+        loss.backward()
+        optimizer.step()
+        _sync()
+        losses.append(loss.detach())
+    out = {f"param.{n}": p for n, p in model.named_parameters()}
+    out.update({f"loss.{i}": v for i, v in enumerate(losses)})
+    return _numpy(out)
+
+
 def manual_region() -> dict:
     """A manual region (enable/disable_manual_sharding) straight on an input and one on an
     intermediate, partially replicated, on a custom device order; the result reused."""
@@ -192,6 +232,7 @@ def manual_escape() -> dict:
 PROGRAMS = {
     "train_2x4": (train_2x4, 8),
     "custom_order_tp": (custom_order_tp, 8),
+    "llama_tp_custom_order": (llama_tp_custom_order, 8),
     "manual_region": (manual_region, 8),
     "mesh_3d_16": (mesh_3d_16, 16),
     "compiled_model": (compiled_model, 8),

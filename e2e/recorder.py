@@ -36,9 +36,9 @@ def describe(code: bytes, form: bytes, options: bytes, order: bytes) -> dict:
 def on_compile(code: bytes, form: bytes, options: bytes):
     answer = wrapper.on_compile(code, form, options)
     if isinstance(answer, str):
-        RECORDS.append({"error": answer})
+        RECORDS.append({"error": answer, "received": form.decode()})
     else:
-        RECORDS.append(describe(*answer))
+        RECORDS.append({**describe(*answer), "received": form.decode()})
     return answer
 
 

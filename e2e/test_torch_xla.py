@@ -102,6 +102,15 @@ def test_training_loop_on_a_2x4_mesh(tmp_path):
     assert ours["devices"] == 8
 
 
+def test_hlo_protos_are_converted_too(tmp_path):
+    # Without XLA_STABLEHLO_COMPILE torch_xla hands the plugin serialized HloModuleProtos.
+    cpu, ours = run(tmp_path, "train_2x4", "--hlo")
+    assert_ran(cpu), assert_ran(ours)
+    assert {r["received"] for r in ours["records"]} == {"hlo"}
+    assert_only_shardy(ours)
+    assert_same(cpu, ours)
+
+
 def test_custom_device_order_with_tensor_parallelism(tmp_path):
     # Compared with plain PyTorch: torch_xla's built-in CPU runtime computes this program wrong
     # (XLA's partitioner on explicit device lists: the embedding gather; step-0 loss 0.033524
@@ -111,6 +120,13 @@ def test_custom_device_order_with_tensor_parallelism(tmp_path):
     assert_ran(ours)
     assert_only_shardy(ours)
     assert all(r["order"] and r["device_assignment"] == r["order"] for r in ours["records"])
+    assert_same(eager, ours, reassociated=("",))
+
+
+def test_hf_llama_with_tensor_parallelism_on_a_custom_device_order(tmp_path):
+    eager, ours = run(tmp_path, "llama_tp_custom_order", reference="eager")
+    assert_ran(ours)
+    assert_only_shardy(ours)
     assert_same(eager, ours, reassociated=("",))
 
 

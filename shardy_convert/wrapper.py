@@ -204,7 +204,7 @@ def _convert_mlir(
         mod = formats.load(code, ctx, trusted=True)
         name = _module_name(mod)
         try:
-            order = _to_shardy(mod, num_devices)
+            order = _to_shardy(mod, opts)
             out = formats.save(mod, emit, version)
         except ShardyConvertError as e:
             raise ShardyConvertError(
@@ -213,7 +213,7 @@ def _convert_mlir(
     return (out if isinstance(out, bytes) else out.encode()), order
 
 
-def _to_shardy(mod, num_devices: int) -> tuple[int, ...] | None:
+def _to_shardy(mod, opts: compile_options.CompileOptions) -> tuple[int, ...] | None:
     """Converts in place; returns the device order taken out of the mesh, if any."""
     from jaxlib.mlir import ir
 
@@ -223,7 +223,8 @@ def _to_shardy(mod, num_devices: int) -> tuple[int, ...] | None:
 
     if is_shardy(mod.operation):
         return None
-    convert_module(mod, pipeline.Options(num_devices=num_devices))
+    convert_module(mod, pipeline.Options(num_devices=opts.num_partitions * opts.num_replicas))
+    _close_unannotated(mod, opts)
     pipeline.run(mod, ["iota-mesh"], verify_each=False)
     attrs = mod.operation.attributes
     if DEVICE_ORDER not in attrs:
@@ -231,6 +232,58 @@ def _to_shardy(mod, num_devices: int) -> tuple[int, ...] | None:
     order = tuple(ir.DenseI64ArrayAttr(attrs[DEVICE_ORDER]))
     del attrs[DEVICE_ORDER]
     return order
+
+
+def _close_unannotated(mod, opts: compile_options.CompileOptions) -> None:
+    """Arguments and results of main with no sharding, as XLA's importer treats them: closed
+    replicated unless the options allow propagation to them (torch_xla: to parameters no, to
+    the output yes); open ones are left to Shardy's propagation."""
+    from jaxlib.mlir import ir
+
+    from .walker import body
+
+    ops = list(body(mod.operation).operations)
+    mesh = next((op for op in ops if op.operation.name == "sdy.mesh"), None)
+    main = next((op for op in ops if _is_main(op.operation)), None)
+    if mesh is None or main is None:
+        return
+    name = ir.StringAttr(mesh.operation.attributes["sym_name"]).value
+    main = main.operation
+    types = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+    for key, values, allowed in (
+        ("arg_attrs", types.inputs, opts.propagate_to_parameters),
+        ("res_attrs", types.results, opts.propagate_to_output),
+    ):
+        closed = [not _allowed(allowed, i) for i in range(len(values))]
+        if any(closed):
+            _close(main, key, values, closed, name)
+
+
+def _is_main(op) -> bool:
+    from jaxlib.mlir import ir
+
+    return op.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == "main"
+
+
+def _allowed(flags: tuple[bool, ...], index: int) -> bool:
+    """XLA's rule: one flag for all, or one per parameter/output."""
+    return flags[0] if len(flags) == 1 else (flags[index] if index < len(flags) else False)
+
+
+def _close(func, key: str, values, closed: list[bool], mesh: str) -> None:
+    from jaxlib.mlir import ir
+
+    old = list(ir.ArrayAttr(func.attributes[key])) if key in func.attributes else []
+    old += [ir.DictAttr.get({})] * (len(values) - len(old))
+    new = []
+    for attrs, value_type, close in zip(old, values, closed):
+        entries = {a.name: a.attr for a in ir.DictAttr(attrs)}
+        if close and "sdy.sharding" not in entries:
+            rank = len(ir.ShapedType(value_type).shape)
+            dims = ", ".join(["{}"] * rank)
+            entries["sdy.sharding"] = ir.Attribute.parse(f"#sdy.sharding<@{mesh}, [{dims}]>")
+        new.append(ir.DictAttr.get(entries))
+    func.attributes[key] = ir.ArrayAttr.get(new)
 
 
 def _module_name(mod) -> str:

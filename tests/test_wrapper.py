@@ -24,7 +24,9 @@ MATMUL = (TESTDATA / "torch_xla" / "matmul_2x4.mlir").read_text()
 ESCAPE = (TESTDATA / "torch_xla" / "manual_escape.mlir").read_text()
 
 
-def jaxlib_options(n: int, *, shardy: bool = False, order=None, to_parameters=(False,)) -> bytes:
+def jaxlib_options(
+    n: int, *, shardy: bool = False, order=None, to_parameters=(False,), to_output=(True,)
+) -> bytes:
     """Serialized options as XLA's own C++ writes them (jaxlib's CompileOptions)."""
     from jax._src.lib import xla_client as xc
 
@@ -35,7 +37,7 @@ def jaxlib_options(n: int, *, shardy: bool = False, order=None, to_parameters=(F
     build.use_shardy_partitioner = shardy
     devices = np.arange(n) if order is None else np.array(order)
     build.device_assignment = xc.DeviceAssignment.create(devices.reshape(1, n))
-    build.allow_spmd_sharding_propagation_to_output = [True]
+    build.allow_spmd_sharding_propagation_to_output = list(to_output)
     build.allow_spmd_sharding_propagation_to_parameters = list(to_parameters)
     return options.SerializeAsString()
 
@@ -125,6 +127,33 @@ def test_an_hlo_proto_is_converted_too():
     assert form == b"mlir"
     assert formats.detect(code) == "portable"
     assert b"xla.sdy.meshes" in code
+
+
+UNANNOTATED = """
+func.func @main(%arg0: tensor<8x8xf32> {mhlo.sharding = "{devices=[2,4]<=[8]}"},
+                %arg1: tensor<8x8xf32>, %arg2: tensor<f32>)
+    -> (tensor<8x8xf32>, tensor<8x8xf32> {mhlo.sharding = "{devices=[2,4]<=[8]}"}) {
+  %0 = stablehlo.broadcast_in_dim %arg2, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
+  %1 = stablehlo.add %arg1, %0 : tensor<8x8xf32>
+  return %1, %arg0 : tensor<8x8xf32>, tensor<8x8xf32>
+}
+"""
+CLOSED = "sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>"
+
+
+@pytest.mark.parametrize(("to_parameters", "to_output"), [((False,), (True,)), ((True,), (False,))])
+def test_unannotated_main_values_follow_the_propagation_options(to_parameters, to_output):
+    """XLA's importer: closed replicated where the options allow no propagation (torch_xla:
+    to parameters no, to the output yes), else left open to Shardy's propagation."""
+    options = jaxlib_options(8, to_parameters=to_parameters, to_output=to_output)
+    text, *_ = wrapper.convert_program(UNANNOTATED.encode(), "mlir", options, emit="text")
+    signature = next(line for line in text.decode().splitlines() if "func.func @main" in line)
+    params, results = signature.split("->")
+    assert (f"%arg1: tensor<8x8xf32> {{{CLOSED}}}" in params) == (not to_parameters[0])
+    assert ("%arg2: tensor<f32> {sdy.sharding = #sdy.sharding<@mesh, []>}" in params) == (
+        not to_parameters[0]
+    )
+    assert (f"(tensor<8x8xf32> {{{CLOSED}}}" in results) == (not to_output[0])
 
 
 def test_no_shardy_form_names_the_graph_and_the_reason():

@@ -174,6 +174,22 @@ static size_t execute_options_size(int minor) {
 }
 #define PADDED_EXECUTE_OPTIONS 256
 
+/* A caller's argument struct copied whole (a newer caller's may be longer than the layout
+ * declared here: its extra fields must reach the plugin too), zero-padded past its end. */
+#define ARGS_COPY 512
+typedef union {
+  unsigned char bytes[ARGS_COPY];
+  max_align_t align;
+} ArgsCopy;
+
+static void *copy_args(ArgsCopy *copy, const void *args) {
+  size_t size = *(const size_t *)args;
+  if (size > sizeof copy->bytes) return NULL;
+  memset(copy, 0, sizeof *copy);
+  memcpy(copy->bytes, args, size);
+  return copy->bytes;
+}
+
 /* ---- Errors of the wrapper's own ----------------------------------------------------------- */
 
 typedef struct WrapperError {
@@ -481,63 +497,64 @@ static PJRT_Error *client_compile(void *a) {
     return e;
   }
   /* The caller owns its program and options: compile new ones, made of the hook's bytes. */
-  PJRT_Program program;
-  memset(&program, 0, sizeof program);
-  memcpy(&program, args->program,
-         args->program->struct_size < sizeof program ? args->program->struct_size : sizeof program);
-  program.code = r.data[0], program.code_size = r.size[0];
-  program.format = r.data[1], program.format_size = r.size[1];
-  PJRT_Client_Compile_Args call;
-  memset(&call, 0, sizeof call);
-  memcpy(&call, args, args->struct_size < sizeof call ? args->struct_size : sizeof call);
-  call.program = &program;
-  call.compile_options = r.data[2], call.compile_options_size = r.size[2];
+  ArgsCopy program_copy, call_copy;
+  PJRT_Program *program = copy_args(&program_copy, args->program);
+  PJRT_Client_Compile_Args *call = copy_args(&call_copy, args);
+  if (program == NULL || call == NULL) {
+    free_answer(&r);
+    return new_error(PJRT_ERROR_INVALID_ARGUMENT,
+                     "shardy-convert PJRT wrapper: a compile argument struct of more than %d "
+                     "bytes", ARGS_COPY);
+  }
+  program->code = r.data[0], program->code_size = r.size[0];
+  program->format = r.data[1], program->format_size = r.size[1];
+  call->program = program;
+  call->compile_options = r.data[2], call->compile_options_size = r.size[2];
   /* The real compile takes seconds: let other Python threads run meanwhile. */
   void *thread = py.IsInitialized() && py.GILState_Check() ? py.Eval_SaveThread() : NULL;
-  e = real[SLOT_CLIENT_COMPILE](&call);
+  e = real[SLOT_CLIENT_COMPILE](call);
   if (thread != NULL) py.Eval_RestoreThread(thread);
-  args->executable = call.executable;
+  args->executable = call->executable;
   if (e == NULL && r.size[3] > 0)
-    remember_order(call.executable, (const int32_t *)r.data[3], r.size[3] / sizeof(int32_t));
+    remember_order(call->executable, (const int32_t *)r.data[3], r.size[3] / sizeof(int32_t));
   free_answer(&r);
   return e;
 }
 
 static PJRT_Error *loaded_executable_execute(void *a) {
-  PJRT_LoadedExecutable_Execute_Args *args = a;
-  PJRT_LoadedExecutable_Execute_Args call;
-  memset(&call, 0, sizeof call);
-  memcpy(&call, args, args->struct_size < sizeof call ? args->struct_size : sizeof call);
+  ArgsCopy copy; /* fields past the end of an older caller's struct read as zero */
+  PJRT_LoadedExecutable_Execute_Args *call = copy_args(&copy, a);
+  if (call == NULL) return real[SLOT_LOADED_EXECUTABLE_EXECUTE](a);
   /* An older caller's PJRT_ExecuteOptions, zero-padded to the size the plugin expects. */
   unsigned char options[PADDED_EXECUTE_OPTIONS];
-  size_t given = args->options ? *(size_t *)args->options : plugin_options_size;
+  size_t given = call->options ? *(size_t *)call->options : plugin_options_size;
   if (given < plugin_options_size) {
     memset(options, 0, sizeof options);
-    memcpy(options, args->options, given);
+    memcpy(options, call->options, given);
     memcpy(options, &plugin_options_size, sizeof plugin_options_size);
-    call.options = options;
+    call->options = options;
   }
   /* Another device order: the plugin's list k is the caller's list order[k]. */
-  Ordered *o = find_order(args->executable);
-  int permute = o != NULL && args->num_devices == o->n && args->execute_device == NULL;
-  void ***in = NULL, ***out = NULL, **events = NULL;
+  Ordered *o = find_order(call->executable);
+  int permute = o != NULL && call->num_devices == o->n && call->execute_device == NULL;
+  void ***in = NULL, ***out = NULL, **events = NULL, **theirs = call->device_complete_events;
   if (permute) {
     in = malloc(o->n * sizeof(void **)), out = malloc(o->n * sizeof(void **));
-    events = args->device_complete_events ? calloc(o->n, sizeof(void *)) : NULL;
-    if (in == NULL || out == NULL || (args->device_complete_events && events == NULL)) {
+    events = theirs ? calloc(o->n, sizeof(void *)) : NULL;
+    if (in == NULL || out == NULL || (theirs && events == NULL)) {
       free(in), free(out), free(events);
       return new_error(PJRT_ERROR_FAILED_PRECONDITION, "shardy-convert: out of memory");
     }
     for (size_t k = 0; k < o->n; k++) {
-      in[k] = args->argument_lists[o->order[k]];
-      out[k] = args->output_lists[o->order[k]];
+      in[k] = call->argument_lists[o->order[k]];
+      out[k] = call->output_lists[o->order[k]];
     }
-    call.argument_lists = in, call.output_lists = out;
-    if (events != NULL) call.device_complete_events = events;
+    call->argument_lists = in, call->output_lists = out;
+    if (events != NULL) call->device_complete_events = events;
   }
-  PJRT_Error *e = real[SLOT_LOADED_EXECUTABLE_EXECUTE](&call);
+  PJRT_Error *e = real[SLOT_LOADED_EXECUTABLE_EXECUTE](call);
   if (e == NULL && events != NULL)
-    for (size_t k = 0; k < o->n; k++) args->device_complete_events[o->order[k]] = events[k];
+    for (size_t k = 0; k < o->n; k++) theirs[o->order[k]] = events[k];
   free(in), free(out), free(events);
   return e;
 }
