@@ -1,7 +1,7 @@
 """Runs one e2e program in this process and writes its arrays and facts.
 
     python -m e2e.run_program PROGRAM cpu|wrapper|eager OUT_DIR [--on-error passthrough]
-        [--hook raising] [--no-normalize] [--plugin PATH] [--hlo]
+        [--hook raising] [--no-normalize] [--plugin PATH]
 
 cpu: torch_xla's built-in CPU runtime (PJRT_DEVICE=CPU). wrapper: `use_plugin` on the
 xla-cpu-pjrt plugin, with e2e.recorder as the hook. eager: plain PyTorch on the CPU,
@@ -35,8 +35,6 @@ def setup(args, devices: int):
         on_error=args.on_error,
         normalize_sharding_specs=not args.no_normalize,
     )
-    if args.hlo:  # torch_xla then hands the plugin serialized HloModuleProtos
-        os.environ["XLA_STABLEHLO_COMPILE"] = "0"
     return handle
 
 
@@ -49,7 +47,6 @@ def main() -> None:
     parser.add_argument("--hook", default="recorder", choices=sorted(HOOKS))
     parser.add_argument("--no-normalize", action="store_true")
     parser.add_argument("--plugin")
-    parser.add_argument("--hlo", action="store_true")
     args = parser.parse_args()
     from e2e.programs import PROGRAMS
 
