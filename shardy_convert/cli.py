@@ -248,7 +248,7 @@ def _warn(message: str) -> None:
 @_num_devices_option
 def opt(input, passes, split_input_file, mesh, num_devices) -> None:
     """Run chosen passes on one module and print it (like mlir-opt / sdy_opt)."""
-    from .batch import read_input
+    from .batch import read_input, write
     from .converter import run_passes, split_input
     from .dump import as_text
     from .pipeline import Options, parse
@@ -261,9 +261,9 @@ def opt(input, passes, split_input_file, mesh, num_devices) -> None:
     failures = 0
     for k, case in enumerate(cases):
         if k:
-            click.echo("// -----")
+            write("// -----\n", None)
         try:
-            click.echo(run_passes(case, steps, options), nl=False)
+            write(run_passes(case, steps, options), None)  # all of it, or BrokenPipeError
         except ShardyConvertError as e:
             click.echo(str(e.located(file=input)), err=True)
             failures += 1

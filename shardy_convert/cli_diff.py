@@ -13,8 +13,8 @@ from .errors import ShardyConvertError
 
 
 @click.command("diff")
-@click.argument("a", type=click.Path(allow_dash=True))
-@click.argument("b", required=False, type=click.Path(allow_dash=True))
+@click.argument("a", type=click.Path(exists=True, allow_dash=True))
+@click.argument("b", required=False, type=click.Path(exists=True, allow_dash=True))
 @click.option("--normalize", is_flag=True, help="Print the canonical form of A (golden files).")
 @click.option("--inline", is_flag=True, help="Inline func.call first (JAX's @shmap_body).")
 def diff(a, b, normalize, inline) -> None:

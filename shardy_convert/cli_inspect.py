@@ -15,7 +15,7 @@ import click
 
 
 @click.command("inspect")
-@click.argument("inputs", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True, allow_dash=True))
 @click.option(
     "--format",
     "fmt",

@@ -56,3 +56,11 @@ def test_command_on_hostile_input_fails_cleanly(inputs, family, command):
     assert result.exit_code in (0, 1, 2), output[-2000:]
     assert "Traceback" not in output, output[-3000:]
     assert "internal error" not in output, output[-3000:]
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_command_on_a_missing_input_is_a_usage_error(tmp_path, command):
+    missing = tmp_path / "no" / "such.mlir"
+    result = CliRunner().invoke(main, [a.format(x=missing) for a in COMMANDS[command]])
+    assert result.exit_code == 2, result.output
+    assert "does not exist" in result.stderr
