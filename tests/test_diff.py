@@ -457,8 +457,8 @@ def test_cli_diff_errors_exit_1_located(tmp_path):
     bad = tmp_path / "bad.mlir"
     bad.write_text("func.func @main(\n")
     missing = run("diff", MATMUL, "no/such.mlir")
-    assert missing.exit_code == 1
-    assert "no/such.mlir: error: cannot read" in missing.stderr
+    assert missing.exit_code == 2  # a usage error, as for every command
+    assert "'no/such.mlir' does not exist" in missing.stderr
     broken = run("diff", MATMUL, bad)
     assert broken.exit_code == 1
     assert re.search(rf"{re.escape(str(bad))}:\d+:\d+: error: cannot parse", broken.stderr)
