@@ -23,8 +23,11 @@ from shardy_convert.walker import (
     SDY_SHARDING,
     SHARDING,
     Site,
+    ValueAttrs,
     body,
     call_target,
+    func_name,
+    funcs,
     join_location,
     num_partitions,
     sites,
@@ -41,12 +44,18 @@ class ImportShardingsPass:
     """Derives one global `sdy.mesh @mesh` from all shardings of the module (plus one
     single-device mesh per maximal device) and replaces every `mhlo.sharding` on func
     arguments, results and ops by the equivalent `sdy.sharding`. A mesh is always emitted;
-    the manual-region custom calls keep their strings for import-custom-calls."""
+    the manual-region custom calls keep their strings for import-custom-calls. Unannotated
+    arguments and results of `@main` become closed replicated where XLA's compile options
+    would not let propagation reach them (`allow_spmd_sharding_propagation_to_parameters`
+    / `_to_output`: one bool for all, or one per value), and stay open otherwise."""
 
     NAME: ClassVar[str] = "import-shardings"
     num_devices: int | None = None
     fallback_devices: int | None = None
     mesh: tuple[tuple[str, int], ...] | None = None
+    # torch_xla's compile options: parameters keep their placement, outputs are propagated.
+    allow_spmd_sharding_propagation_to_parameters: bool | tuple[bool, ...] = False
+    allow_spmd_sharding_propagation_to_output: bool | tuple[bool, ...] = True
 
     def run(self, module: ir.Operation) -> None:
         found = self.check(module)
@@ -55,9 +64,34 @@ class ImportShardingsPass:
             plan = self.plan(module, [s for _, s in found])
         except ShardyConvertError as e:
             raise e.located(location=_blame(found, count, self.mesh)) from None
+        closed = self.closed_unannotated(module)
         with module.context:
             _insert_meshes(module, plan)
             _import(module, found, plan)
+            _close(module, closed)
+
+    def closed_unannotated(self, module: ir.Operation) -> list[tuple[str, int, int]]:
+        """(kind, index, rank) of each unannotated ranked `@main` argument and result that
+        propagation may not reach: XLA's GSPMD replicates those, Shardy would shard them."""
+        main = _main(module)
+        if main is None:
+            return []
+        ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+        closed = []
+        for kind, types, allowed in (
+            ("arg", ftype.inputs, self.allow_spmd_sharding_propagation_to_parameters),
+            ("result", ftype.results, self.allow_spmd_sharding_propagation_to_output),
+        ):
+            flags = _per_value(allowed, len(types), kind, main)
+            values = ValueAttrs(main, kind)
+            closed += [
+                (kind, k, ir.RankedTensorType(t).rank)
+                for k, t in enumerate(types)
+                if not flags[k]
+                and isinstance(t, ir.RankedTensorType)
+                and not {SHARDING, SDY_SHARDING} & values.dicts[k].keys()
+            ]
+        return closed
 
     def check(self, module: ir.Operation) -> list[tuple[Site, HloSharding]]:
         """The import rules (`shardy_convert.import_rules`), which need only the GSPMD strings
@@ -90,6 +124,42 @@ class ImportShardingsPass:
                 stacklevel=2,
             )
         return plan
+
+
+def _per_value(allowed: bool | tuple[bool, ...], count: int, kind: str, func) -> list[bool]:
+    """XLA's reading of an allow_spmd_sharding_propagation_* list: none means False for all,
+    one applies to all, otherwise one per value."""
+    flags = (allowed,) if isinstance(allowed, bool) else tuple(allowed)
+    if len(flags) <= 1:
+        return [bool(flags and flags[0])] * count
+    if len(flags) != count:
+        what = "parameters" if kind == "arg" else "output"
+        values = "arguments" if kind == "arg" else "results"
+        raise ShardyConvertError(
+            f"allow_spmd_sharding_propagation_to_{what} has {len(flags)} values but @main has "
+            f"{count} {values}",
+            location=format_location(func.location),
+        )
+    return [bool(f) for f in flags]
+
+
+def _main(module: ir.Operation) -> ir.Operation | None:
+    return next((f for f in funcs(module) if func_name(f) == "main"), None)
+
+
+def _close(module: ir.Operation, closed: list[tuple[str, int, int]]) -> None:
+    """Gives each of `closed` a closed replicated sharding on the global mesh (after _import,
+    which rewrote the same attribute arrays)."""
+    main = _main(module)
+    for kind in ("arg", "result"):
+        entries = [(k, rank) for which, k, rank in closed if which == kind]
+        if not entries:
+            continue
+        values = ValueAttrs(main, kind)
+        for k, rank in entries:
+            dims = ", ".join(["{}"] * rank)
+            values.dicts[k][SDY_SHARDING] = ir.Attribute.parse(f"#sdy.sharding<@mesh, [{dims}]>")
+        values.save()
 
 
 def _check_num_partitions(module: ir.Operation, num_devices: int | None) -> None:

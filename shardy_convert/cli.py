@@ -153,10 +153,33 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     help="Also run Shardy's whole sdy-import-pipeline on a copy of each result.",
 )
 @click.option(
+    "--propagate-to-parameters/--no-propagate-to-parameters",
+    default=False,
+    show_default=True,
+    help="XLA's allow_spmd_sharding_propagation_to_parameters: without it an unannotated "
+    "@main argument is replicated (closed), as GSPMD compiles it; with it, left open.",
+)
+@click.option(
+    "--propagate-to-output/--no-propagate-to-output",
+    default=True,
+    show_default=True,
+    help="XLA's allow_spmd_sharding_propagation_to_output, for unannotated @main results.",
+)
+@click.option(
     "-j", "--jobs", type=click.IntRange(min=1), default=1, help="Worker processes for batches."
 )
 def convert(
-    inputs, output, emit, target_version, mesh, num_devices, imported, validate, jobs
+    inputs,
+    output,
+    emit,
+    target_version,
+    mesh,
+    num_devices,
+    imported,
+    validate,
+    propagate_to_parameters,
+    propagate_to_output,
+    jobs,
 ) -> None:
     """Convert modules or torch_xla dumps to Shardy; `-` reads stdin."""
     if target_version is not None and emit != "portable":
@@ -168,6 +191,8 @@ def convert(
         num_devices=num_devices,
         imported=imported,
         validate=validate,
+        allow_spmd_sharding_propagation_to_parameters=propagate_to_parameters,
+        allow_spmd_sharding_propagation_to_output=propagate_to_output,
     )
     _run_batch("convert", options, inputs, output, jobs)
 

@@ -25,6 +25,8 @@ def convert(
     target_version: str | None = None,
     imported: bool = False,
     validate: bool = False,
+    allow_spmd_sharding_propagation_to_parameters: bool | Sequence[bool] = False,
+    allow_spmd_sharding_propagation_to_output: bool | Sequence[bool] = True,
 ) -> str | bytes:
     """Converts a GSPMD module (MLIR text, bytecode or portable artifact) to Shardy.
 
@@ -43,6 +45,12 @@ def convert(
         verify that (the CLI and the tests do; it costs about a third of a parse+print, so
         the library and the hook leave it to the caller). Shardy's verifiers check the
         output's sdy attributes and ops either way.
+    allow_spmd_sharding_propagation_to_parameters, allow_spmd_sharding_propagation_to_output:
+        XLA's compile options of the same names (one bool for all, or one per argument /
+        result of @main). Where propagation is not allowed, an unannotated @main argument or
+        result becomes closed replicated, as GSPMD compiles it; where it is, it stays open
+        for Shardy to propagate into. Defaults: what torch_xla compiles with (parameters not
+        allowed, outputs allowed).
 
     Raises ShardyConvertError (located) on bad input; never returns a half-converted module.
     A module that already carries Shardy (natively, or in the round-trip form of a portable
@@ -59,7 +67,13 @@ def convert(
     if form == "portable":
         target_version = target_version or formats.portable_version(module)
     options = pipeline.Options(
-        num_devices=num_devices, fallback_devices=fallback_devices, mesh=parse_mesh(mesh)
+        num_devices=num_devices,
+        fallback_devices=fallback_devices,
+        mesh=parse_mesh(mesh),
+        allow_spmd_sharding_propagation_to_parameters=_flags(
+            allow_spmd_sharding_propagation_to_parameters
+        ),
+        allow_spmd_sharding_propagation_to_output=_flags(allow_spmd_sharding_propagation_to_output),
     )
     with new_context() as ctx:
         mod = formats.load(module, ctx)
@@ -82,6 +96,11 @@ def _same_type(result: str | bytes, original: str | bytes) -> str | bytes:
     asked of bytecode or a portable artifact is `str`)."""
     text_bytes = isinstance(original, bytes) and formats.detect(original) == "text"
     return result.encode() if text_bytes and isinstance(result, str) else result
+
+
+def _flags(value: bool | Sequence[bool]) -> bool | tuple[bool, ...]:
+    """A bool, or a sequence of bools as a tuple (hashable, like every pass option)."""
+    return value if isinstance(value, bool) else tuple(bool(v) for v in value)
 
 
 def _save_like(mod: ir.Module, original: str | bytes) -> str | bytes:

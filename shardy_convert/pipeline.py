@@ -58,6 +58,8 @@ class Options:
     num_devices: int | None = None
     fallback_devices: int | None = None
     mesh: tuple[tuple[str, int], ...] | None = None
+    allow_spmd_sharding_propagation_to_parameters: bool | tuple[bool, ...] | None = None
+    allow_spmd_sharding_propagation_to_output: bool | tuple[bool, ...] | None = None
 
 
 def parse(pipeline: str | Sequence[str | Step]) -> tuple[Step, ...]:

@@ -107,3 +107,27 @@ module @locations_and_attributes_kept {
     return %0 : tensor<8x8xf32>
   }
 }
+
+// -----
+
+// An unannotated @main argument is replicated (closed), as GSPMD compiles it with torch_xla's
+// allow_spmd_sharding_propagation_to_parameters=false; unannotated results stay open
+// (propagation to outputs is allowed); other functions keep their unannotated values.
+// CHECK-LABEL: module @unannotated_main_values
+// CHECK: func.func @main
+// CHECK-SAME{LITERAL}: %arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"_axis_0"}, {}]>}
+// CHECK-SAME{LITERAL}: %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}
+// CHECK-SAME{LITERAL}: %arg2: tensor<f32> {sdy.sharding = #sdy.sharding<@mesh, []>}
+// CHECK-SAME: -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+// CHECK: func.func private @helper(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32>
+module @unannotated_main_values {
+  func.func @main(%arg0: tensor<8x8xf32> {mhlo.sharding = "{devices=[2,1]<=[2]}"}, %arg1: tensor<8x8xf32>,
+                  %arg2: tensor<f32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+    %0 = stablehlo.add %arg0, %arg1 : tensor<8x8xf32>
+    %1 = func.call @helper(%0) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+    return %0, %1 : tensor<8x8xf32>, tensor<8x8xf32>
+  }
+  func.func private @helper(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {
+    return %arg0 : tensor<8x8xf32>
+  }
+}
