@@ -19,6 +19,7 @@ from shardy_convert.mlir import format_location
 from shardy_convert.sharding import HloSharding, Kind
 from shardy_convert.sharding.mesh import MeshPlan, maximal_mesh_name, plan_mesh
 from shardy_convert.sharding.sdy import Mesh, TensorSharding, per_value_attr
+from shardy_convert.sharding.uneven import uneven_dims
 from shardy_convert.walker import (
     SDY_SHARDING,
     SHARDING,
@@ -56,6 +57,8 @@ class ImportShardingsPass:
     # torch_xla's compile options: parameters keep their placement, outputs are propagated.
     allow_spmd_sharding_propagation_to_parameters: bool | tuple[bool, ...] = False
     allow_spmd_sharding_propagation_to_output: bool | tuple[bool, ...] = True
+    # An uneven sharding (see sharding/uneven.py) is an error, not a warning.
+    strict: bool = False
 
     def run(self, module: ir.Operation) -> None:
         found = self.check(module)
@@ -65,6 +68,7 @@ class ImportShardingsPass:
         except ShardyConvertError as e:
             raise e.located(location=_blame(found, count, self.mesh)) from None
         closed = self.closed_unannotated(module)
+        _check_even(found, plan, self.strict)
         with module.context:
             _insert_meshes(module, plan)
             _import(module, found, plan)
@@ -141,6 +145,28 @@ def _per_value(allowed: bool | tuple[bool, ...], count: int, kind: str, func) ->
             location=format_location(func.location),
         )
     return [bool(f) for f in flags]
+
+
+def _check_even(found: list[tuple[Site, HloSharding]], plan: MeshPlan, strict: bool) -> None:
+    """Warns (or, `strict`, raises) at each value with a dim its shard count does not divide:
+    GSPMD pads it, Shardy keeps fewer axes (sharding/uneven.py), another program."""
+    axes = plan.axis_sizes
+    for site, sharding in found:
+        if site.kind == "module" or call_target(site.owner) in MANUAL_BOUNDARIES:
+            continue
+        types = site.value_types()
+        leaves = sharding.leaves() if sharding.kind is Kind.TUPLE else [sharding] * len(types)
+        for k, (leaf, value_type) in enumerate(zip(leaves, types)):
+            if leaf.kind is not Kind.TILED or not isinstance(value_type, ir.RankedTensorType):
+                continue
+            shape = tuple(ir.RankedTensorType(value_type).shape)
+            tensor = _on_type(site, leaf, value_type, plan)
+            for dim in uneven_dims(tensor, shape, axes):
+                which = f"result {k}: " if len(types) > 1 else ""
+                message = f'{which}{dim} (sharding "{site.text}"): another program'
+                if strict:
+                    raise NoShardyFormError(message, location=site.location)
+                warnings.warn(ShardyConvertWarning(message, location=site.location), stacklevel=2)
 
 
 def _main(module: ir.Operation) -> ir.Operation | None:

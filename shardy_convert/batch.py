@@ -16,13 +16,14 @@ import os
 import secrets
 import stat
 import sys
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
 from . import dump
-from .errors import ShardyConvertError, UsageError, describe
+from .errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe
 
 SUFFIXES = (".mlir", ".mlirbc", ".dump", ".stablehlo", ".txt")
 STDIN = "-"
@@ -77,6 +78,7 @@ class Outcome:
     item: Item
     result: str | bytes | None
     errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()  # located ShardyConvertWarnings, printed before the errors
 
 
 def expand(inputs: Sequence[str]) -> list[Item]:
@@ -149,11 +151,18 @@ def read_input(name: str) -> bytes:
 def process(job: Job, item: Item, data: bytes | None = None) -> Outcome:
     """Reads and transforms one input; errors come back as located messages (picklable, so
     this runs in worker processes too)."""
-    try:
-        result, errors = job.apply(read_input(item.name) if data is None else data, item.name)
-    except Exception as e:  # a bug of ours: reported with this input, the others go on
-        return Outcome(item, None, (describe(e, item.name),))
-    return Outcome(item, result, tuple(str(e.located(file=item.name)) for e in errors))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ShardyConvertWarning)
+        try:
+            result, errors = job.apply(read_input(item.name) if data is None else data, item.name)
+        except Exception as e:  # a bug of ours: reported with this input, the others go on
+            return Outcome(item, None, (describe(e, item.name),))
+    notes = tuple(
+        w.message.located(file=item.name).describe()
+        for w in caught
+        if isinstance(w.message, ShardyConvertWarning)
+    )
+    return Outcome(item, result, tuple(str(e.located(file=item.name)) for e in errors), notes)
 
 
 def run(job: Job, items: list[Item], jobs: int = 1) -> Iterator[Outcome]:

@@ -13,7 +13,7 @@ from typing import ClassVar
 import click
 
 from . import __version__
-from .errors import ShardyConvertError, UsageError, describe
+from .errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe
 
 
 class _LazyGroup(click.Group):
@@ -126,7 +126,10 @@ def main() -> None:
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    click.echo(f"warning: {message}", err=True)
+    if isinstance(message, ShardyConvertWarning):
+        click.echo(message.describe(), err=True)
+    else:
+        click.echo(f"warning: {message}", err=True)
 
 
 @main.command()
@@ -166,6 +169,12 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     help="XLA's allow_spmd_sharding_propagation_to_output, for unannotated @main results.",
 )
 @click.option(
+    "--strict",
+    is_flag=True,
+    help="Make uneven shardings (a dim its shard count does not divide: GSPMD pads it, Shardy "
+    "compiles another program) errors instead of warnings.",
+)
+@click.option(
     "-j", "--jobs", type=click.IntRange(min=1), default=1, help="Worker processes for batches."
 )
 def convert(
@@ -179,6 +188,7 @@ def convert(
     validate,
     propagate_to_parameters,
     propagate_to_output,
+    strict,
     jobs,
 ) -> None:
     """Convert modules or torch_xla dumps to Shardy; `-` reads stdin."""
@@ -193,6 +203,7 @@ def convert(
         validate=validate,
         allow_spmd_sharding_propagation_to_parameters=propagate_to_parameters,
         allow_spmd_sharding_propagation_to_output=propagate_to_output,
+        strict=strict,
     )
     _run_batch("convert", options, inputs, output, jobs)
 
@@ -227,7 +238,7 @@ def _run_batch(transform: str, options: dict, inputs, output, jobs: int = 1) -> 
     with _progress(len(items)) as bar:
         for outcome in run(Job(transform, options), items, jobs):
             bar.update(1)
-            for message in outcome.errors:
+            for message in (*outcome.warnings, *outcome.errors):
                 click.echo(message, err=True)
             failures += bool(outcome.errors)
     if len(items) > 1:

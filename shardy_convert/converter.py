@@ -27,6 +27,7 @@ def convert(
     validate: bool = False,
     allow_spmd_sharding_propagation_to_parameters: bool | Sequence[bool] = False,
     allow_spmd_sharding_propagation_to_output: bool | Sequence[bool] = True,
+    strict: bool = False,
 ) -> str | bytes:
     """Converts a GSPMD module (MLIR text, bytecode or portable artifact) to Shardy.
 
@@ -51,6 +52,9 @@ def convert(
         result becomes closed replicated, as GSPMD compiles it; where it is, it stays open
         for Shardy to propagate into. Defaults: what torch_xla compiles with (parameters not
         allowed, outputs allowed).
+    strict: an uneven sharding (a dim of a value its shard count does not divide: GSPMD pads
+        it, Shardy shards it less or not at all, another program) is a NoShardyFormError
+        instead of a ShardyConvertWarning.
 
     Raises ShardyConvertError (located) on bad input; never returns a half-converted module.
     A module that already carries Shardy (natively, or in the round-trip form of a portable
@@ -74,6 +78,7 @@ def convert(
             allow_spmd_sharding_propagation_to_parameters
         ),
         allow_spmd_sharding_propagation_to_output=_flags(allow_spmd_sharding_propagation_to_output),
+        strict=strict,
     )
     with new_context() as ctx:
         mod = formats.load(module, ctx)

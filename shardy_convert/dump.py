@@ -14,11 +14,12 @@ the graph's own text.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from .errors import DumpError, ShardyConvertError
+from .errors import DumpError, ShardyConvertError, ShardyConvertWarning
 
 T = TypeVar("T")
 
@@ -200,11 +201,20 @@ def for_each_graph(
     gets that error, located (file, graph, line in the dump), in place of its result."""
     results: list[T | ShardyConvertError] = []
     for graph in source.graphs:
-        try:
-            results.append(fn(graph))
-        except ShardyConvertError as e:
-            results.append(graph.locate(e, file))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ShardyConvertWarning)
+            try:
+                results.append(fn(graph))
+            except ShardyConvertError as e:
+                results.append(graph.locate(e, file))
+        for w in caught:  # located like the errors, then passed on
+            message = graph.locate(w.message, file) if _ours(w) else w.message
+            warnings.warn(message, stacklevel=2)
     return results
+
+
+def _ours(w: warnings.WarningMessage) -> bool:
+    return isinstance(w.message, ShardyConvertWarning)
 
 
 def transform(

@@ -106,7 +106,32 @@ def describe(error: BaseException, file: str | None = None) -> str:
 
 
 class ShardyConvertWarning(UserWarning):
-    """Something the converter had to guess (for example the device count)."""
+    """Something the converter had to guess (the device count), or a module it converted
+    faithfully that Shardy will compile to another program (an uneven sharding). Located like
+    an error; `describe()` gives ``FILE[:graph N]:LOC: warning: MESSAGE``. Library callers see
+    it through Python's `warnings` (`warnings.catch_warnings(record=True)`, or
+    `simplefilter("error", ShardyConvertWarning)` to stop on it); the CLI prints it."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        location: str | None = None,
+        file: str | None = None,
+        graph: int | None = None,
+    ):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+        self.file = file
+        self.graph = graph
+
+    located = ShardyConvertError.located
+
+    def describe(self) -> str:
+        parts = [p for p in (self.file, _graph(self.graph), self.location) if p]
+        prefix = ":".join(parts)
+        return f"{prefix}: warning: {self.message}" if prefix else f"warning: {self.message}"
 
 
 class NoShardyFormError(ModuleError):

@@ -60,6 +60,7 @@ class Options:
     mesh: tuple[tuple[str, int], ...] | None = None
     allow_spmd_sharding_propagation_to_parameters: bool | tuple[bool, ...] | None = None
     allow_spmd_sharding_propagation_to_output: bool | tuple[bool, ...] | None = None
+    strict: bool | None = None
 
 
 def parse(pipeline: str | Sequence[str | Step]) -> tuple[Step, ...]:

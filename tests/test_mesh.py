@@ -200,3 +200,55 @@ def test_shardings_of_no_common_mesh_are_an_error():
     views.append(parse("{devices=[3,2]<=[6]}"))
     with pytest.raises(ShardingValueError, match="not views of one device mesh"):
         plan_mesh(views)
+
+
+# --- sub-axes: views that split the mesh's axes differently (no common factorization) ------
+
+
+def _ordered_factorizations(n: int) -> list[tuple[int, ...]]:
+    if n == 1:
+        return [()]
+    return [
+        (d, *rest)
+        for d in range(2, n + 1)
+        if n % d == 0
+        for rest in _ordered_factorizations(n // d)
+    ]
+
+
+@st.composite
+def sub_axis_views(draw):
+    """Views of one mesh of coarse axes (6, 12, 4, ...), each splitting every coarse axis into
+    factors of its own choosing: `[2,3]<=[6]` beside `[3,2]<=[6]` has no common factorization,
+    so the mesh keeps the coarse axis and the shardings use sub-axes `"a":(pre)size` of it."""
+    coarse = draw(st.lists(st.sampled_from([4, 6, 8, 12]), min_size=1, max_size=2))
+    n = math.prod(coarse)
+    views = []
+    for _ in range(draw(st.integers(2, 3))):
+        sizes = [f for c in coarse for f in draw(st.sampled_from(_ordered_factorizations(c)))]
+        perm = draw(st.permutations(range(len(sizes))))
+        used = draw(st.integers(1, len(sizes)))
+        cuts = (
+            sorted(draw(st.sets(st.integers(1, used - 1), max_size=used - 1))) if used > 1 else []
+        )
+        groups = [perm[a:b] for a, b in zip([0, *cuts], [*cuts, used])]
+        dims = [math.prod(sizes[p] for p in g) for g in groups]
+        rest = perm[used:]
+        if rest:
+            dims.append(math.prod(sizes[p] for p in rest))
+        ids = np.arange(n).reshape(sizes).transpose(perm).reshape(-1)
+        tail = " last_tile_dim_replicate" if rest else ""
+        text = f"{{devices=[{','.join(map(str, dims))}]{','.join(map(str, ids))}{tail}}}"
+        views.append((text, len(groups)))
+    return views
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(sub_axis_views())
+def test_views_needing_sub_axes_keep_every_slice_on_its_device(views):
+    shardings = [parse(text) for text, _ in views]
+    plan = plan_mesh(shardings)
+    for s, (_, rank) in zip(shardings, views):
+        sharding = plan.tensor_sharding(s, rank)
+        back = to_hlo(sharding, plan.mesh)
+        assert back == s, f"{s} -> {sharding} on {plan.mesh} -> {back}"
