@@ -15,6 +15,8 @@
    (best of 7 wall times, taking turns); does the convert path import `jax` (-X importtime)?
 4. V1 -> V2 on 65,536 devices and the sharding-string parse throughput: bench_sharding.py.
 5. The hook's cache-hit time, if `shardy_convert.hook` exists.
+6. The largest real dumps of testdata/ (HF Mixtral, ResNet-18, BERT, Llama; `make testdata`):
+   every graph converted against the floor of every graph, as in 2.
 Then a PASS/MISS line per target of issue 4. Timings are printed, never asserted: exit 0
 unless the benchmark itself could not run.
 """
@@ -49,6 +51,14 @@ MODULES = [
     "forward256_permuted",
     "big",
 ]
+# The largest real-model dumps under testdata/ (made by `make testdata`), timed graph by graph.
+REAL_DUMPS = [
+    "hf_mixtral_moe.dump",
+    "resnet18_spatial.dump",
+    "hf_bert_3d.dump",
+    "hf_gpt2_dynamo.dump",
+    "hf_llama_tp.dump",
+]
 REFERENCE = "transformer_L96"  # the 1.85 MB module of the issue; big's ratio is held to it
 BIG = "big"
 RATIO_TARGET = 1.5
@@ -76,20 +86,28 @@ def worker(what: str, path: str, runs: int, budget: float) -> dict:
     from jaxlib.mlir import ir
 
     import shardy_convert
+    from shardy_convert import dump
+    from shardy_convert.legacy_i1 import unpack_i1_hex
     from shardy_convert.mlir import new_context
 
     data = Path(path).read_text()
     base = _rss_mb("VmRSS")
     out = {}
+    # A dump: every graph, on the device count the dump's graphs agree on.
+    texts = [g.text for g in dump.graphs(data)] if dump.is_dump(data) else [data]
+    devices = dump.device_count(data) if dump.is_dump(data) else None
 
     def floor() -> str:
-        with new_context() as ctx:
-            mod = ir.Module.parse(data, context=ctx)
-            mod.operation.verify()
-            return mod.operation.get_asm(enable_debug_info=False)
+        printed = []
+        for text in texts:
+            with new_context() as ctx:
+                mod = ir.Module.parse(unpack_i1_hex(text), context=ctx)
+                mod.operation.verify()
+                printed.append(mod.operation.get_asm(enable_debug_info=False))
+        return "".join(printed)
 
     def convert() -> str:
-        return shardy_convert.convert(data)
+        return "".join(shardy_convert.convert(t, fallback_devices=devices) for t in texts)
 
     fns = {"floor": [floor], "convert": [convert], "both": [floor, convert]}[what]
     times = {fn.__name__: [] for fn in fns}
@@ -300,7 +318,7 @@ def _loadavg() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def module_table(modules: list[str], runs: int, budget: float) -> dict:
+def module_table(modules: list[str], runs: int, budget: float, paths=None) -> dict:
     """Floor and convert per module, one table row each; returns the rows."""
     rows = {}
     print(
@@ -308,7 +326,7 @@ def module_table(modules: list[str], runs: int, budget: float) -> dict:
         f"{'peak MB fl/cv':>15}{'out/in':>8}{'runs':>5}"
     )
     for name in modules:
-        path = make_inputs.path_of(name)
+        path = paths[name] if paths else make_inputs.path_of(name)
         text = path.read_text()
         tm = measure("both", path, runs, budget)
         fl, cv = measure("floor", path, 1), measure("convert", path, 1)
@@ -426,6 +444,11 @@ def main(argv=None) -> int:
     print(text.rstrip() or "(bench_sharding printed nothing)")
     if problem:
         print(f"  bench_sharding: {problem}")
+
+    real = {n: ROOT / "testdata" / "torch_xla" / n for n in REAL_DUMPS}
+    real = {n: p for n, p in real.items() if p.exists()}
+    print("\nreal-model dumps of testdata/ (every graph; floor = parse+verify+print of each):")
+    module_table(list(real), args.runs, args.budget, real)
 
     print()
     hook = hook_cache_hit(make_inputs.path_of(REFERENCE if REFERENCE in modules else modules[0]))

@@ -530,6 +530,231 @@ def case_hf_llama_tp():
   return {"mesh": _mesh_info(mesh), "mlir": mlir}
 
 
+@torch_case(
+    "hf_llama_fsdp", 8,
+    "HF transformers LlamaForCausalLM (tiny config, random init) wrapped in torch_xla's "
+    "SpmdFullyShardedDataParallel (FSDPv2) on mesh (8, 1) ('fsdp', 'tensor'), logits sharded "
+    "on batch, batch (8, 16) of i64 ids on 'fsdp', one SGD training step")
+def case_hf_llama_fsdp():
+  t = _tx()
+  xs = t.xs
+  from transformers import LlamaForCausalLM
+  from torch_xla.experimental.spmd_fully_sharded_data_parallel import (
+      SpmdFullyShardedDataParallel as FSDPv2)
+  mesh = xs.Mesh(t.np.arange(8), (8, 1), ("fsdp", "tensor"))
+
+  def shard_output(output, mesh):
+    xs.mark_sharding(output.logits, mesh, ("fsdp", None, None))
+
+  model = FSDPv2(LlamaForCausalLM(_tiny_llama_config()).to(t.dev), mesh=mesh,
+                 shard_output=shard_output)
+  ids = t.torch.randint(0, 128, (8, 16)).to(t.dev)
+  xs.mark_sharding(ids, mesh, ("fsdp", None))
+  _lm_train_step(t, model, ids)
+  return {"mesh": _mesh_info(mesh), "mlir": None}
+
+
+@torch_case(
+    "hf_mixtral_moe", 8,
+    "HF transformers MixtralForCausalLM (hidden 32, 1 layer, 4 experts, top-2 routing, "
+    "random init) on mesh (2, 4) ('data', 'model'): attention and every expert's w1/w3 "
+    "column-parallel, w2 row-parallel, router replicated, batch (2, 8) on 'data', one SGD "
+    "training step (dynamic routing splits it into several graphs)")
+def case_hf_mixtral_moe():
+  t = _tx()
+  xs = t.xs
+  from transformers import MixtralConfig, MixtralForCausalLM
+  mesh = xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
+  cfg = MixtralConfig(vocab_size=128, hidden_size=32, intermediate_size=64,
+                      num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=2,
+                      num_local_experts=4, num_experts_per_tok=2,
+                      max_position_embeddings=64)
+  model = MixtralForCausalLM(cfg).to(t.dev)
+  for name, p in model.named_parameters():
+    if name.endswith(("q_proj.weight", "k_proj.weight", "v_proj.weight", "w1.weight",
+                      "w3.weight")):
+      xs.mark_sharding(p, mesh, ("model", None))
+    elif name.endswith(("o_proj.weight", "w2.weight")):
+      xs.mark_sharding(p, mesh, (None, "model"))
+  ids = t.torch.randint(0, 128, (2, 8)).to(t.dev)
+  xs.mark_sharding(ids, mesh, ("data", None))
+  _lm_train_step(t, model, ids)
+  return {"mesh": _mesh_info(mesh), "mlir": None}
+
+
+@torch_case(
+    "hf_gpt2_2d", 8,
+    "HF transformers GPT2LMHeadModel (n_embd 32, 1 layer, 4 heads, vocab 128, dropout 0, "
+    "random init) on mesh (2, 4) ('data', 'model'): c_attn/c_fc column-parallel (Conv1D "
+    "weights are (in, out)), c_proj row-parallel, token embedding on 'model', batch (4, 16) "
+    "on 'data', one SGD training step",
+    mlir=True)
+def case_hf_gpt2_2d():
+  t = _tx()
+  xs = t.xs
+  from transformers import GPT2Config, GPT2LMHeadModel
+  mesh = xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
+  # No dropout: random numbers are drawn differently per partitioner (values would differ).
+  cfg = GPT2Config(vocab_size=128, n_positions=32, n_embd=32, n_layer=1, n_head=4,
+                   resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+  model = GPT2LMHeadModel(cfg).to(t.dev)
+  for name, p in model.named_parameters():
+    if name.endswith(("c_attn.weight", "c_fc.weight")):
+      xs.mark_sharding(p, mesh, (None, "model"))
+    elif name.endswith("c_proj.weight"):
+      xs.mark_sharding(p, mesh, ("model", None))
+    elif name.endswith("wte.weight"):
+      xs.mark_sharding(p, mesh, (None, "model"))
+  ids = t.torch.randint(0, 128, (4, 16)).to(t.dev)
+  xs.mark_sharding(ids, mesh, ("data", None))
+  mlir = _lm_train_step(t, model, ids)
+  return {"mesh": _mesh_info(mesh), "mlir": mlir}
+
+
+@torch_case(
+    "hf_bert_3d", 8,
+    "HF transformers BertForMaskedLM (hidden 32, 1 layer, 4 heads, vocab 128, dropout 0, "
+    "random init) "
+    "on the 3-D mesh (2, 2, 2) ('data', 'fsdp', 'tensor') with partial replication: q/k/v "
+    "and intermediate ('tensor', 'fsdp'), attention and output dense ('fsdp', 'tensor'), "
+    "word embeddings (None, 'tensor'), batch (4, 16) of i64 ids and an i64 attention mask "
+    "on 'data' (replicated over 'fsdp' and 'tensor'), one SGD training step")
+def case_hf_bert_3d():
+  t = _tx()
+  xs = t.xs
+  from transformers import BertConfig, BertForMaskedLM
+  mesh = xs.Mesh(t.np.arange(8), (2, 2, 2), ("data", "fsdp", "tensor"))
+  cfg = BertConfig(vocab_size=128, hidden_size=32, num_hidden_layers=1,
+                   num_attention_heads=4, intermediate_size=64, max_position_embeddings=32,
+                   hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+  model = BertForMaskedLM(cfg).to(t.dev)
+  for name, p in model.named_parameters():
+    if name.endswith(("query.weight", "key.weight", "value.weight",
+                      "intermediate.dense.weight")):
+      xs.mark_sharding(p, mesh, ("tensor", "fsdp"))
+    elif name.endswith(("attention.output.dense.weight", "output.dense.weight")):
+      xs.mark_sharding(p, mesh, ("fsdp", "tensor"))
+    elif name.endswith("word_embeddings.weight"):
+      xs.mark_sharding(p, mesh, (None, "tensor"))
+  ids = t.torch.randint(0, 128, (4, 16)).to(t.dev)
+  mask = t.torch.ones(4, 16, dtype=t.torch.long).to(t.dev)
+  xs.mark_sharding(ids, mesh, ("data", None))
+  xs.mark_sharding(mask, mesh, ("data", None))
+  _lm_train_step(t, model, ids, mask)
+  return {"mesh": _mesh_info(mesh), "mlir": None}
+
+
+@torch_case(
+    "resnet18_spatial", 8,
+    "torchvision resnet18(num_classes=10) (random init) on mesh (2, 2, 2) ('data', 'h', "
+    "'w'): images (4, 3, 32, 32) sharded spatially ('data', None, 'h', 'w'), labels on "
+    "'data', one SGD training step (cross-entropy)")
+def case_resnet18_spatial():
+  t = _tx()
+  torch, xs = t.torch, t.xs
+  import torchvision
+  mesh = xs.Mesh(t.np.arange(8), (2, 2, 2), ("data", "h", "w"))
+  model = torchvision.models.resnet18(num_classes=10).to(t.dev)
+  opt = torch.optim.SGD(model.parameters(), lr=0.01)
+  x = _rand(t, 4, 3, 32, 32)
+  y = torch.randint(0, 10, (4,)).to(t.dev)
+  xs.mark_sharding(x, mesh, ("data", None, "h", "w"))
+  xs.mark_sharding(y, mesh, ("data",))
+  loss = torch.nn.functional.cross_entropy(model(x), y)
+  loss.backward()
+  opt.step()
+  t.torch_xla.sync()
+  loss.cpu()
+  return {"mesh": _mesh_info(mesh), "mlir": None}
+
+
+@torch_case(
+    "hf_gpt2_dynamo", 8,
+    "HF transformers GPT2LMHeadModel (tiny, random init) forward through "
+    "torch.compile(backend='openxla') (dynamo) on mesh (2, 4) ('data', 'model'): c_attn "
+    "column-parallel, batch (4, 16) on 'data', two inference calls")
+def case_hf_gpt2_dynamo():
+  t = _tx()
+  torch, xs = t.torch, t.xs
+  from transformers import GPT2Config, GPT2LMHeadModel
+  mesh = xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
+  cfg = GPT2Config(vocab_size=128, n_positions=32, n_embd=32, n_layer=1, n_head=4,
+                   use_cache=False)
+  model = GPT2LMHeadModel(cfg).to(t.dev).eval()
+  for name, p in model.named_parameters():
+    if name.endswith("c_attn.weight"):
+      xs.mark_sharding(p, mesh, (None, "model"))
+  compiled = torch.compile(lambda ids: model(input_ids=ids).logits, backend="openxla")
+  with torch.no_grad():
+    for _ in range(2):
+      ids = torch.randint(0, 128, (4, 16)).to(t.dev)
+      xs.mark_sharding(ids, mesh, ("data", None))
+      compiled(ids).cpu()
+  return {"mesh": _mesh_info(mesh), "mlir": None}
+
+
+@torch_case(
+    "hf_llama_shard_map", 8,
+    "HF transformers LlamaForCausalLM (tiny, random init) forward on mesh (2, 4) ('data', "
+    "'model') whose MLP output goes through torch_xla's manual-sharding API "
+    "(torch_xla.experimental.custom_kernel._shard_map: a local RMS scaling per ('data', None, "
+    "None) shard), batch (4, 16) on 'data'",
+    mlir=True)
+def case_hf_llama_shard_map():
+  t = _tx()
+  torch, xs = t.torch, t.xs
+  from torch_xla.experimental.custom_kernel import _shard_map
+  from transformers import LlamaForCausalLM
+  mesh = xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
+  model = LlamaForCausalLM(_tiny_llama_config()).to(t.dev).eval()
+  spec = ("data", None, None)
+
+  def local_scale(h):
+    return h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6)
+
+  def hook(module, args, output):
+    return _shard_map(local_scale, mesh, (spec,), (spec,))(output)
+
+  for layer in model.model.layers:
+    layer.mlp.register_forward_hook(hook)
+  ids = torch.randint(0, 128, (4, 16)).to(t.dev)
+  xs.mark_sharding(ids, mesh, ("data", None))
+  with torch.no_grad():
+    logits = model(input_ids=ids).logits
+  mlir = t.xm.get_stablehlo([logits])
+  t.torch_xla.sync()
+  logits.cpu()
+  return {"mesh": _mesh_info(mesh), "mlir": mlir}
+
+
+@torch_case(
+    "mixed_meshes_12", 12,
+    "Two torch_xla meshes over the same 12 devices, (3, 4) ('a', 'b') and (4, 3) ('c', 'd'): "
+    "no common factorization, so the converted mesh keeps one 12-device axis and every "
+    "sharding uses sub-axes of it (both orientations); matmuls and adds mixing the meshes",
+    mlir=True)
+def case_mixed_meshes_12():
+  t = _tx()
+  torch, xs = t.torch, t.xs
+  m1 = xs.Mesh(t.np.arange(12), (3, 4), ("a", "b"))
+  m2 = xs.Mesh(t.np.arange(12), (4, 3), ("c", "d"))
+  x = _rand(t, 12, 24)
+  w = _rand(t, 24, 12)
+  y = _rand(t, 12, 12)
+  xs.mark_sharding(x, m1, ("a", "b"))
+  xs.mark_sharding(w, m2, ("c", "d"))
+  xs.mark_sharding(y, m2, (None, "c"))
+  h = torch.tanh(x @ w)
+  xs.mark_sharding(h, m1, ("b", None))
+  out = h + y
+  out2 = out @ y.T
+  xs.mark_sharding(out2, m2, ("d", None))
+  mlir = t.xm.get_stablehlo([out, out2])
+  t.torch_xla.sync()
+  out2.cpu()
+  return {"mesh": _mesh_info(m1), "mlir": mlir}
+
+
 # --------------------------------------------------------------------------------------
 # JAX cases (child process, XLA_FLAGS=--xla_force_host_platform_device_count=8)
 #

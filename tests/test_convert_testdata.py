@@ -42,6 +42,16 @@ def test_testdata_covers_the_issue_cases():
         assert needed in cases
 
 
+def test_testdata_covers_real_model_code():
+    """Hugging Face and torchvision models (make testdata), and meshes that need sub-axes."""
+    cases = {p.values[0]["case"] for p in OK}
+    for needed in (
+        "hf_llama_tp", "hf_llama_fsdp", "hf_mixtral_moe", "hf_gpt2_2d", "hf_bert_3d",
+        "resnet18_spatial", "hf_gpt2_dynamo", "hf_llama_shard_map", "mixed_meshes_12",
+    ):  # fmt: skip
+        assert needed in cases
+
+
 @pytest.mark.parametrize(("entry", "graph"), OK)
 def test_graph_compiles_to_the_same_program(entry, graph):
     converted = convert(graph, num_devices=entry["num_devices"], validate=True)
