@@ -694,40 +694,6 @@ def case_hf_gpt2_dynamo():
 
 
 @torch_case(
-    "hf_llama_shard_map", 8,
-    "HF transformers LlamaForCausalLM (tiny, random init) forward on mesh (2, 4) ('data', "
-    "'model') whose MLP output goes through torch_xla's manual-sharding API "
-    "(torch_xla.experimental.custom_kernel._shard_map: a local RMS scaling per ('data', None, "
-    "None) shard), batch (4, 16) on 'data'",
-    mlir=True)
-def case_hf_llama_shard_map():
-  t = _tx()
-  torch, xs = t.torch, t.xs
-  from torch_xla.experimental.custom_kernel import _shard_map
-  from transformers import LlamaForCausalLM
-  mesh = xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
-  model = LlamaForCausalLM(_tiny_llama_config()).to(t.dev).eval()
-  spec = ("data", None, None)
-
-  def local_scale(h):
-    return h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6)
-
-  def hook(module, args, output):
-    return _shard_map(local_scale, mesh, (spec,), (spec,))(output)
-
-  for layer in model.model.layers:
-    layer.mlp.register_forward_hook(hook)
-  ids = torch.randint(0, 128, (4, 16)).to(t.dev)
-  xs.mark_sharding(ids, mesh, ("data", None))
-  with torch.no_grad():
-    logits = model(input_ids=ids).logits
-  mlir = t.xm.get_stablehlo([logits])
-  t.torch_xla.sync()
-  logits.cpu()
-  return {"mesh": _mesh_info(mesh), "mlir": mlir}
-
-
-@torch_case(
     "mixed_meshes_12", 12,
     "Two torch_xla meshes over the same 12 devices, (3, 4) ('a', 'b') and (4, 3) ('c', 'd'): "
     "no common factorization, so the converted mesh keeps one 12-device axis and every "

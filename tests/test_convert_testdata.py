@@ -47,7 +47,7 @@ def test_testdata_covers_real_model_code():
     cases = {p.values[0]["case"] for p in OK}
     for needed in (
         "hf_llama_tp", "hf_llama_fsdp", "hf_mixtral_moe", "hf_gpt2_2d", "hf_bert_3d",
-        "resnet18_spatial", "hf_gpt2_dynamo", "hf_llama_shard_map", "mixed_meshes_12",
+        "resnet18_spatial", "hf_gpt2_dynamo", "mixed_meshes_12",
     ):  # fmt: skip
         assert needed in cases
 
