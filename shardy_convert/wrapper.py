@@ -223,7 +223,12 @@ def _to_shardy(mod, opts: compile_options.CompileOptions) -> tuple[int, ...] | N
 
     if is_shardy(mod.operation):
         return None
-    convert_module(mod, pipeline.Options(num_devices=opts.num_partitions * opts.num_replicas))
+    options = pipeline.Options(
+        num_devices=opts.num_partitions * opts.num_replicas,
+        allow_spmd_sharding_propagation_to_parameters=opts.propagate_to_parameters,
+        allow_spmd_sharding_propagation_to_output=opts.propagate_to_output,
+    )
+    convert_module(mod, options)
     _close_unannotated(mod, opts)
     pipeline.run(mod, ["iota-mesh"], verify_each=False)
     attrs = mod.operation.attributes
