@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from shardy_convert import convert
 from shardy_convert.check import Verdict, agreement, compare, tolerance
 from shardy_convert.check.reference import identity_order, unpartitioned
+from shardy_convert.check.values import CANCELLATION_FLOOR, agreements
 from shardy_convert.cli import main
 
 from .conftest import TESTDATA
@@ -98,6 +99,27 @@ def test_a_wrong_value_is_not_reassociation():
     found = agreement(3, want, got)
     assert not found.close
     assert str(found).startswith("output 3: max relative")
+
+
+def test_an_output_made_by_cancellation_is_judged_at_its_programs_scale():
+    """BERT on a 3-D mesh (testdata hf_bert_3d, graph 1): two gradient outputs of magnitude
+    6.4e-7 differ from the unpartitioned run by 3.6e-7, rounding noise of terms of magnitude ~1
+    that cancelled; the loss beside them has magnitude 2."""
+    loss = np.array(2.0, np.float32)
+    grad = np.array([6.43e-7, -1.0e-7, 2.0e-7], np.float32)
+    noisy = grad + np.array([3.55e-7, 0.0, 0.0], np.float32)
+    assert not agreement(1, grad, noisy).close  # its own scale: relative 0.55
+    found = agreements([loss, grad], [loss.copy(), noisy])
+    assert all(f.close for f in found), [str(f) for f in found]
+    assert found[1].relative == pytest.approx(3.55e-7 / (CANCELLATION_FLOOR * 2.0), rel=1e-2)
+
+
+def test_a_moved_shard_in_a_small_output_still_differs():
+    loss = np.array(2.0, np.float32)
+    small = np.arange(8, dtype=np.float32) * 1e-3  # 0.35% of the loss, above the floor's noise
+    found = agreements([loss, small], [loss.copy(), small[::-1].copy()])
+    assert found[0].exact
+    assert not found[1].close
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64", "bool"])

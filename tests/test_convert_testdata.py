@@ -13,7 +13,7 @@ import re
 import pytest
 
 from shardy_convert import ShardyConvertError, convert, dump
-from shardy_convert.check import compare, compile_module
+from shardy_convert.check import Verdict, compare, compile_module
 
 from .conftest import TESTDATA, manifest
 
@@ -58,7 +58,8 @@ def test_graph_compiles_to_the_same_program(entry, graph):
     assert "mhlo.sharding" not in converted
     assert "sdy.mesh @mesh" in converted
     report = compare(graph, converted, entry["num_devices"])
-    assert report.ok, str(report)
+    # Not just `report.ok`: a compiler difference would be an XLA bug met in our own testdata.
+    assert report.verdict in (Verdict.SAME, Verdict.REASSOCIATED), str(report)
 
 
 @pytest.mark.parametrize(("entry", "graph"), FAILING)
