@@ -19,7 +19,8 @@ context; the cache and counters are guarded by one lock.
 
 Failure policy: `on_error="raise"` raises ShardyConvertError; `"passthrough"` returns the
 program unchanged (the plugin compiles it with GSPMD, as before) and logs one warning per
-distinct program.
+distinct program. The hook converts strictly: an uneven sharding (a dim its shard count does
+not divide, which Shardy compiles to another program) is such a failure, never a warning.
 """
 
 from __future__ import annotations
@@ -114,7 +115,11 @@ class Hook:
         start = time.perf_counter()
         try:
             converted = convert(
-                program, mesh=self.mesh, num_devices=self.num_devices, validate=self.validate
+                program,
+                mesh=self.mesh,
+                num_devices=self.num_devices,
+                validate=self.validate,
+                strict=True,  # an uneven sharding would compile to another program
             )
             result = _Entry(converted)
         except ShardyConvertError as e:

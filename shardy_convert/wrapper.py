@@ -223,10 +223,14 @@ def _to_shardy(mod, opts: compile_options.CompileOptions) -> tuple[int, ...] | N
 
     if is_shardy(mod.operation):
         return None
+    # strict: an uneven sharding (Shardy would compile another program) is refused, so the
+    # plugin never gets a program known to compute differently; passthrough compiles the
+    # original with GSPMD instead.
     options = pipeline.Options(
         num_devices=opts.num_partitions * opts.num_replicas,
         allow_spmd_sharding_propagation_to_parameters=opts.propagate_to_parameters,
         allow_spmd_sharding_propagation_to_output=opts.propagate_to_output,
+        strict=True,
     )
     convert_module(mod, options)
     _close_unannotated(mod, opts)

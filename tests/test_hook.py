@@ -122,6 +122,23 @@ def test_failure_policy_raise_and_passthrough(caplog):
     assert (hook.stats.failures, hook.stats.hits) == (1, 1)
 
 
+UNEVEN = (
+    'func.func @main(%arg0: tensor<1x128xf32> {mhlo.sharding = "{devices=[8,1]<=[8]}"})'
+    " -> tensor<1x128xf32> {\n"
+    "  %0 = stablehlo.add %arg0, %arg0 : tensor<1x128xf32>\n"
+    "  return %0 : tensor<1x128xf32>\n}\n"
+)
+
+
+def test_an_uneven_sharding_is_a_failure_of_the_hook_not_a_warning():
+    """1x128 split 8 ways on dim 0: Shardy would compile it replicated, GSPMD padded."""
+    with pytest.raises(ShardyConvertError, match="another program"):
+        Hook(on_error="raise")(UNEVEN)
+    hook = Hook(on_error="passthrough")
+    assert hook(UNEVEN) is UNEVEN  # compiled unconverted, with GSPMD
+    assert hook.stats.failures == 1
+
+
 def test_passthrough_failure_keeps_gspmd_partitioner():
     hook = Hook(on_error="passthrough")
     seen = {}

@@ -174,6 +174,22 @@ def test_passthrough_hands_the_program_back_unchanged_and_counts_it():
     assert session.counters.passed_through == 1
 
 
+def test_an_uneven_sharding_is_refused_never_handed_over_as_another_program():
+    """1x128 split 8 ways on dim 0: GSPMD pads it, Shardy would compile it replicated."""
+    uneven = portable(
+        'func.func @main(%arg0: tensor<1x128xf32> {mhlo.sharding = "{devices=[8,1]<=[8]}"})'
+        " -> tensor<1x128xf32> {\n"
+        "  %0 = stablehlo.add %arg0, %arg0 : tensor<1x128xf32>\n"
+        "  return %0 : tensor<1x128xf32>\n}\n"
+    )
+    with pytest.raises(ShardyConvertError, match="another program"):
+        wrapper.Session().compile(uneven, b"mlir", jaxlib_options(8))
+    session = wrapper.Session(on_error="passthrough")
+    options = jaxlib_options(8)
+    assert session.compile(uneven, b"mlir", options) == (uneven, b"mlir", options, b"")
+    assert session.counters.passed_through == 1
+
+
 def test_each_distinct_program_is_converted_once():
     session = wrapper.Session()
     program = portable(MATMUL)
