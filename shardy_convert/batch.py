@@ -82,12 +82,20 @@ class Outcome:
 
 
 def expand(inputs: Sequence[str]) -> list[Item]:
-    """Every input file: files as given, directories recursively (files with SUFFIXES)."""
+    """Every input file: files as given, directories recursively (files with SUFFIXES).
+    Raises UsageError for stdin given twice and for a directory with no such file (a batch
+    that does nothing is a mistake, not a success)."""
+    if list(inputs).count(STDIN) > 1:
+        raise UsageError("stdin (-) is given more than once; it can be read once")
     items: list[Item] = []
     for name in inputs:
         path = Path(name)
         if name != STDIN and path.is_dir():
             files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
+            if not files:
+                raise UsageError(
+                    f"{name}: no input files in this directory (looked for {', '.join(SUFFIXES)})"
+                )
             items += [Item(str(f), f.relative_to(path)) for f in files]
         else:
             items.append(Item(name))
@@ -95,11 +103,11 @@ def expand(inputs: Sequence[str]) -> list[Item]:
 
 
 def plan(inputs: Sequence[str], output: str | None) -> list[Item]:
-    """The inputs with their targets. Raises UsageError, before anything is read, for a
-    batch that cannot be written as asked."""
-    if list(inputs).count(STDIN) > 1:
-        raise UsageError("stdin (-) is given more than once; it can be read once")
+    """The inputs with their targets (`-o -` is stdout). Raises UsageError, before anything
+    is read, for a batch that cannot be written as asked."""
     items = expand(inputs)
+    if output == STDIN:
+        output = None
     several = len(items) > 1 or any(i != STDIN and Path(i).is_dir() for i in inputs)
     if output is None:
         if several:

@@ -113,7 +113,7 @@ def _output(f):
         "-o",
         "--output",
         type=click.Path(),
-        help="Output file or directory (default stdout; needed for several inputs).",
+        help="Output file or directory (default or `-`: stdout; a directory for several inputs).",
     )(f)
 
 
@@ -192,8 +192,6 @@ def convert(
     jobs,
 ) -> None:
     """Convert modules or torch_xla dumps to Shardy; `-` reads stdin."""
-    if target_version is not None and emit != "portable":
-        _warn("--target-version only applies with --emit portable; ignored")
     options = dict(
         emit=emit,
         target_version=target_version,
@@ -265,12 +263,8 @@ class _NoBar:
         pass
 
 
-def _warn(message: str) -> None:
-    click.echo(f"warning: {message}", err=True)
-
-
 @main.command()
-@click.argument("input", type=click.Path(exists=True, allow_dash=True))
+@click.argument("input", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option(
     "-p",
     "--passes",

@@ -13,8 +13,8 @@ from .errors import ShardyConvertError
 
 
 @click.command("diff")
-@click.argument("a", type=click.Path(exists=True, allow_dash=True))
-@click.argument("b", required=False, type=click.Path(exists=True, allow_dash=True))
+@click.argument("a", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.argument("b", required=False, type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option("--normalize", is_flag=True, help="Print the canonical form of A (golden files).")
 @click.option("--inline", is_flag=True, help="Inline func.call first (JAX's @shmap_body).")
 def diff(a, b, normalize, inline) -> None:
@@ -24,6 +24,8 @@ def diff(a, b, normalize, inline) -> None:
 
     if normalize == (b is not None):
         raise click.UsageError("give two inputs A B, or one input with --normalize")
+    if a == b == "-":
+        raise click.UsageError("stdin (-) is given more than once; it can be read once")
     try:
         if normalize:
             click.echo(canonical_text(read_input(a), inline=inline), nl=False)

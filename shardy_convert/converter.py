@@ -68,7 +68,10 @@ def convert(
         formats.check_version(target_version)
         if emit != "portable":
             _ignored("target_version", "the output is not a portable artifact")
+    # An already-Shardy input comes back as it is unless another form or version is asked.
+    as_it_is = target_version is None
     if form == "portable":
+        as_it_is = target_version in (None, formats.portable_version(module))
         target_version = target_version or formats.portable_version(module)
     options = pipeline.Options(
         num_devices=num_devices,
@@ -85,7 +88,7 @@ def convert(
         if is_shardy(mod.operation):
             if mesh or num_devices:
                 _ignored("mesh" if mesh else "num_devices", "the module already carries Shardy")
-            if form == emit:
+            if form == emit and as_it_is:
                 return module
         else:
             convert_module(mod, options, imported=imported, validate=validate)

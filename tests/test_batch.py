@@ -9,11 +9,12 @@ import stat
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from shardy_convert import ShardyConvertError, batch, convert
+from shardy_convert import ShardyConvertError, batch, convert, formats
 from shardy_convert.cli import main
 
 from .conftest import TESTDATA
@@ -21,6 +22,7 @@ from .conftest import TESTDATA
 MATMUL = TESTDATA / "torch_xla" / "matmul_2x4.mlir"
 DUMP = TESTDATA / "torch_xla" / "matmul_2x4.dump"
 SHARDY = TESTDATA / "jax" / "shard_map_full.shardy.mlir"
+BATCH = ("convert", "v2", "to-gspmd")
 
 
 def run(*args, input=None):
@@ -76,6 +78,53 @@ def test_fifo_output_is_written_in_place_not_renamed_over(tmp_path):
     assert b"sdy.mesh" in received[0]
 
 
+def test_terminal_output_is_written_in_place(tmp_path):
+    """A character device (a pseudo-terminal here, never /dev/null) is written, not renamed
+    over: `-o /dev/null` once turned /dev/null into a regular file."""
+    import pty
+
+    leader, follower = pty.openpty()
+    name = os.ttyname(follower)
+    try:
+        result = run("convert", MATMUL, "-o", name)
+        assert result.exit_code == 0, result.output
+        assert stat.S_ISCHR(os.stat(name).st_mode)
+        os.set_blocking(leader, False)
+        assert b"sdy.mesh" in os.read(leader, 1 << 16)
+    finally:
+        os.close(follower)
+        os.close(leader)
+
+
+def test_read_only_output_is_refused_and_left_as_it_was(tmp_path, monkeypatch):
+    """Renaming over a read-only file would succeed in a writable directory; it is refused
+    like any unwritable file (`os.access` stands in for a user who is not root)."""
+    out = tmp_path / "ro.mlir"
+    out.write_text("old")
+    out.chmod(0o444)
+    access = os.access
+    writable = {os.W_OK, os.W_OK | os.F_OK}
+    monkeypatch.setattr(
+        batch.os,
+        "access",
+        lambda path, mode: not (Path(path) == out and mode in writable) and access(path, mode),
+    )
+    result = run("convert", MATMUL, "-o", out)
+    assert result.exit_code == 1
+    assert f"{out}: error: cannot write: Permission denied" in result.stderr
+    assert out.read_text() == "old"
+    assert stat.S_IMODE(out.stat().st_mode) == 0o444
+
+
+@pytest.mark.parametrize("command", ["convert", "v2", "to-gspmd"])
+def test_dash_output_is_stdout(tmp_path, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    result = run(command, MATMUL, "-o", "-")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("module")
+    assert list(tmp_path.iterdir()) == []  # no file named "-"
+
+
 def test_output_that_is_an_input_is_refused(tmp_path):
     path = tmp_path / "m.mlir"
     path.write_bytes(MATMUL.read_bytes())
@@ -109,6 +158,42 @@ def test_several_inputs_without_an_output_are_a_usage_error(args):
     assert result.exit_code == 2
     assert "need -o DIR" in result.stderr
     assert result.stdout == ""
+
+
+@pytest.mark.parametrize("command", ["convert", "v2", "to-gspmd", "inspect", "check"])
+def test_a_directory_with_no_inputs_is_a_usage_error(tmp_path, command):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.md").write_text("not a module")
+    result = run(command, empty, *(["-o", tmp_path / "out"] if command in BATCH else []))
+    assert result.exit_code == 2, result.output
+    assert f"{empty}: no input files in this directory" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "args", [["inspect", "-", "-"], ["check", "-", "-"], ["diff", "-", "-"]], ids=lambda a: a[0]
+)
+def test_stdin_given_twice_is_a_usage_error_for_every_command(args):
+    result = run(*args, input=MATMUL.read_text())
+    assert result.exit_code == 2, result.output
+    assert "stdin (-) is given more than once" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["diff", "{d}", "{m}"],
+        ["diff", "{m}", "{d}"],
+        ["diff", "--normalize", "{d}"],
+        ["opt", "{d}", "-p", "v1-to-v2"],
+    ],
+    ids=["diff-a", "diff-b", "normalize", "opt"],
+)
+def test_a_directory_where_one_file_is_read_is_a_usage_error(tmp_path, args):
+    result = run(*[a.format(d=tmp_path, m=MATMUL) for a in args])
+    assert result.exit_code == 2, result.output
+    assert "is a directory" in result.stderr
 
 
 def test_full_disk_is_reported_with_the_path(tmp_path, monkeypatch):
@@ -190,6 +275,25 @@ def test_target_version_without_a_portable_output_is_warned_about():
     assert "warning: target_version ignored: the output is not a portable artifact" in (
         result.stderr
     )
+
+
+def test_target_version_without_a_portable_output_is_warned_about_once():
+    result = run("convert", MATMUL, "--target-version", "1.0.0")
+    assert result.exit_code == 0
+    assert result.stderr.count("warning") == 1, result.stderr
+
+
+@pytest.mark.parametrize("source", [MATMUL, SHARDY], ids=["gspmd", "already-shardy"])
+def test_target_version_applies_to_a_portable_input_kept_portable(tmp_path, source):
+    """A portable artifact stays one; --target-version without --emit then applies, also to
+    an input that is already Shardy (which is otherwise returned as it came)."""
+    newest = tmp_path / "newest.portable"
+    assert run("convert", source, "--emit", "portable", "-o", newest).exit_code == 0
+    out = tmp_path / "old.portable"
+    result = run("convert", newest, "--target-version", "1.0.0", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "warning" not in result.stderr
+    assert formats.portable_version(out.read_bytes()) == "1.0.0"
 
 
 def test_mesh_on_already_shardy_input_is_warned_about():

@@ -85,10 +85,11 @@ def check_inputs(
     """Checks every graph of every input, in order (see the module docstring)."""
     from ..batch import STDIN, expand, read_input
 
+    items = expand(inputs)  # before stdin is read: a usage error reads nothing
     stdin = read_input(STDIN) if STDIN in inputs else b""
     graphs = [
         graph
-        for item in expand(inputs)
+        for item in items
         for graph in _prepare(item.name, stdin if item.name == STDIN else None, devices, mesh)
     ]
     largest = max((g.devices for g in graphs if g.outcome is None), default=1)
