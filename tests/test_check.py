@@ -285,6 +285,31 @@ def test_unsharded_module_is_checked_on_the_devices_given(tmp_path):
     assert f"{path}: same program: 1 parameters, 1 outputs on 4 devices" in result.stdout
 
 
+def test_warnings_are_located_like_convert_prints_them(tmp_path):
+    """`FILE[:graph N][:LINE:COL]: warning: ...`, the same line `convert` prints, the line a
+    dump's own (a graph's warning at its line in the dump, not in the graph)."""
+    plain = tmp_path / "plain.mlir"
+    plain.write_text(
+        "func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+        "  return %arg0 : tensor<8xf32>\n}\n"
+    )
+    uneven = tmp_path / "uneven.dump"
+    uneven.write_text(
+        "## BEGIN_GRAPH\n"
+        'func.func @main(%arg0: tensor<3xf32> {mhlo.sharding = "{devices=[2]0,1}"}) '
+        "-> tensor<3xf32> {\n  return %arg0 : tensor<3xf32>\n}\n\nGraph Hash: 1\n## END_GRAPH\n"
+    )
+    checked = run("check", plain, uneven, "--no-reference")
+    for path in (plain, uneven):
+        converted = run("convert", path)
+        assert converted.exit_code == 0, converted.output
+        lines = [line for line in converted.stderr.splitlines() if ": warning: " in line]
+        assert lines, converted.stderr
+        for line in lines:
+            assert line in checked.stderr, checked.stderr
+    assert f"{uneven}:graph 0:2:" in checked.stderr
+
+
 def test_graph_needing_more_devices_than_the_started_client_is_an_error(tmp_path):
     """Once this process's client has started, a graph that needs more devices is reported,
     and the next input is still checked."""

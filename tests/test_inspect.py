@@ -260,6 +260,33 @@ def test_hand_made_module_findings(tmp_path):
     )
 
 
+def test_unannotated_arg_finding_says_what_convert_does_with_it(tmp_path):
+    """GSPMD input: convert closes an unannotated @main argument replicated, as torch_xla
+    compiles it (the finding once said Shardy would leave it to propagation); Shardy input:
+    it is open, left to propagation."""
+    text = (
+        "func.func @main(%arg0: tensor<16xf32>, %arg1: tensor<8xf32> "
+        '{mhlo.sharding = "{devices=[2]<=[2]}"}) -> tensor<16xf32> {\n'
+        "  return %arg0 : tensor<16xf32>\n}\n"
+    )
+    gspmd = tmp_path / "gspmd.mlir"
+    gspmd.write_text(text)
+    message = _finding(inspect_json(gspmd), "unannotated-arg")["message"]
+    assert "convert closes it replicated" in message
+    assert "--propagate-to-parameters" in message
+    closed = " {sdy.sharding = #sdy.sharding<@mesh, [{}]>}"
+    converted = convert(text)
+    assert f"%arg0: tensor<16xf32>{closed}" in converted
+    shardy = tmp_path / "shardy.mlir"
+    shardy.write_text(converted.replace(closed, "", 1))
+    message = _finding(inspect_json(shardy), "unannotated-arg")["message"]
+    assert "left open to Shardy's propagation" in message
+
+
+def _finding(data: dict, code: str) -> dict:
+    return next(f for f in data["findings"] if f["code"] == code)
+
+
 def test_an_order_xla_aborts_on_is_a_finding_and_still_gets_a_mesh(tmp_path):
     path = tmp_path / "transposed.mlir"
     path.write_text(

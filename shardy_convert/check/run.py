@@ -12,7 +12,6 @@ A failing file or graph is reported and the batch goes on.
 from __future__ import annotations
 
 import contextlib
-import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -107,7 +106,14 @@ def _prepare(name: str, data: bytes | None, devices: int | None, mesh) -> list[_
     except ShardyConvertError as e:
         return [_Graph(name, None).failed(e)]
     fallback = source.device_count if source.is_dump else None
-    return [_convert(_Graph(name, g.index), g, fallback or devices, mesh) for g in source.graphs]
+    # One loop for every command: errors and warnings come back located in the input.
+    results = dump.for_each_graph(
+        source, lambda g: _convert(_Graph(name, g.index), g, fallback or devices, mesh), name
+    )
+    return [
+        _Graph(name, g.index).failed(r) if isinstance(r, ShardyConvertError) else r
+        for g, r in zip(source.graphs, results)
+    ]
 
 
 def _text(data: bytes) -> str | bytes:
@@ -120,25 +126,21 @@ def _text(data: bytes) -> str | bytes:
 
 
 def _convert(graph: _Graph, source: dump.Graph, fallback: int | None, mesh) -> _Graph:
+    """`graph` with its two modules, or "already Shardy". Raises ShardyConvertError (a bug of
+    ours as an InternalError) for `for_each_graph` to locate."""
     from ..converter import convert
 
-    text = source.text
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            if _is_shardy(text):
-                graph.outcome = GraphCheck(graph.where)
-                return graph
-            converted = convert(text, mesh=mesh, fallback_devices=fallback, validate=True)
-        graph.original, graph.converted = text, converted
+        if _is_shardy(source.text):
+            graph.outcome = GraphCheck(graph.where)
+            return graph
+        converted = convert(source.text, mesh=mesh, fallback_devices=fallback, validate=True)
+        graph.original, graph.converted = source.text, converted
         graph.devices = device_count(converted)
-    except ShardyConvertError as e:
-        return graph.failed(source.locate(e))
+    except ShardyConvertError:
+        raise
     except Exception as e:
-        return graph.failed(InternalError(e))
-    finally:
-        for w in caught:  # with the graph they are about
-            warnings.warn(f"{graph.where}: {w.message}", w.category, stacklevel=1)
+        raise InternalError(e) from None
     return graph
 
 

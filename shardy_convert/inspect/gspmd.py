@@ -31,7 +31,11 @@ class GspmdReader(Reader):
             values[id(placed[-1])] = self._site(site, sharding)
         facts = import_rules.ModuleFacts(tuple(placed), partitions)
         self.result.findings += rule_findings(facts, values)
-        self.unannotated_args("mhlo.sharding")
+        self.unannotated_args(
+            "mhlo.sharding",
+            "GSPMD replicates it and convert closes it replicated, as torch_xla compiles it "
+            "(--propagate-to-parameters leaves it open to Shardy's propagation)",
+        )
         self._manual_escapes({s.owner: s for s, _ in found if s.kind == "op"})
 
     def _manual_escapes(self, op_sites: dict) -> None:

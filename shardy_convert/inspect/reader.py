@@ -32,13 +32,14 @@ class Reader:
         label = None if value is None else value.label
         self.result.findings.append(Finding(severity, code, message, where, label))
 
-    def unannotated_args(self, attr_name: str) -> None:
-        """Findings for `@main` arguments with no `attr_name` in their attributes."""
+    def unannotated_args(self, attr_name: str, fate: str) -> None:
+        """Findings for `@main` arguments with no `attr_name` in their attributes; `fate`
+        says what becomes of such an argument."""
         for func in funcs(self.module):
             if func_name(func) == "main" and len(func.regions[0].blocks):
-                self._unannotated(func, attr_name)
+                self._unannotated(func, attr_name, fate)
 
-    def _unannotated(self, func: ir.Operation, attr_name: str) -> None:
+    def _unannotated(self, func: ir.Operation, attr_name: str, fate: str) -> None:
         block = func.regions[0].blocks[0]
         attrs = _value_dicts(func, "arg_attrs", len(block.arguments))
         for k, arg in enumerate(block.arguments):
@@ -48,8 +49,7 @@ class Reader:
                 Finding(
                     "warning",
                     "unannotated-arg",
-                    f"{ir.Type(arg.type)} has no sharding: GSPMD replicates it, Shardy leaves it "
-                    "to propagation; annotate what you own",
+                    f"{ir.Type(arg.type)} has no sharding: {fate}; annotate what you own",
                     self.location(arg.location),
                     f"%arg{k}",
                 )

@@ -24,7 +24,7 @@ class ShardyReader(Reader):
         for func in funcs(self.module):
             if len(func.regions[0].blocks):
                 self._func(func)
-        self.unannotated_args(SDY_SHARDING)
+        self.unannotated_args(SDY_SHARDING, "it is left open to Shardy's propagation")
 
     def _describe(self) -> None:
         result = self.result
