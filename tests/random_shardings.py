@@ -34,6 +34,16 @@ def factorization(n: int, rng: random.Random, ones: bool = True) -> list[int]:
     return dims or [1]
 
 
+def ordered_factorizations(n: int) -> list[tuple[int, ...]]:
+    """Every ordered factorization of n into factors >= 2: 12 -> (2, 2, 3), (2, 3, 2), (2, 6),
+    (3, 2, 2), (3, 4), (4, 3), (6, 2), (12,)."""
+    if n == 1:
+        return [()]
+    return [
+        (d, *rest) for d in range(2, n + 1) if n % d == 0 for rest in ordered_factorizations(n // d)
+    ]
+
+
 def iota_text(reshape, perm) -> str:
     """`<=[R]T(P)`, with `T(...)` only when there are several reshape dims (XLA's grammar)."""
     text = "<=[" + ",".join(map(str, reshape)) + "]"

@@ -12,21 +12,14 @@ import threading
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from shardy_convert import ShardyConvertError, batch, convert, formats
-from shardy_convert.cli import main
 
 from .conftest import TESTDATA
+from .helpers import MATMUL, SHARDY, run
 
-MATMUL = TESTDATA / "torch_xla" / "matmul_2x4.mlir"
 DUMP = TESTDATA / "torch_xla" / "matmul_2x4.dump"
-SHARDY = TESTDATA / "jax" / "shard_map_full.shardy.mlir"
 BATCH = ("convert", "v2", "to-gspmd")
-
-
-def run(*args, input=None):
-    return CliRunner().invoke(main, [str(a) for a in args], input=input)
 
 
 @pytest.fixture

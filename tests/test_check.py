@@ -12,25 +12,17 @@ import sys
 import jaxlib
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from shardy_convert import convert
 from shardy_convert.check import Verdict, agreement, compare, tolerance
 from shardy_convert.check.reference import identity_order, unpartitioned
 from shardy_convert.check.values import CANCELLATION_FLOOR, agreements
-from shardy_convert.cli import main
 
 from .conftest import TESTDATA
+from .helpers import ESCAPE, MATMUL, SHARDY, run
 
-MATMUL = TESTDATA / "torch_xla" / "matmul_2x4.mlir"
 SMALL = TESTDATA / "torch_xla" / "matmul_2x2.mlir"  # 4 devices
-ESCAPE = TESTDATA / "torch_xla" / "manual_escape.dump"  # no Shardy form
 MANUAL = TESTDATA / "torch_xla" / "custom_device_ids_manual.mlir"
-SHARDY = TESTDATA / "jax" / "shard_map_full.shardy.mlir"
-
-
-def run(*args, input=None):
-    return CliRunner().invoke(main, [str(a) for a in args], input=input)
 
 
 # A dot on a mesh ["data"=2, "model"=4] in the custom device order [6,2,1,7,3,0,5,4], written

@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from click.testing import CliRunner
 
 from shardy_convert import __version__, dump
-from shardy_convert.cli import main
 
 from .conftest import TESTDATA
+from .helpers import ESCAPE, MATMUL, run
 
-MATMUL = TESTDATA / "torch_xla" / "matmul_2x4.mlir"
 DUMP = TESTDATA / "torch_xla" / "linear_retrace.dump"
-ESCAPE = TESTDATA / "torch_xla" / "manual_escape.dump"
-
-
-def run(*args, input=None):
-    return CliRunner().invoke(main, [str(a) for a in args], input=input)
 
 
 def test_version():

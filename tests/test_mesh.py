@@ -15,6 +15,8 @@ from shardy_convert.sharding.export import to_hlo
 from shardy_convert.sharding.mesh import Factor, breakpoints, local_mesh, plan_mesh
 from shardy_convert.sharding.sdy import AxisRef
 
+from .random_shardings import ordered_factorizations
+
 
 def sdy(text: str, rank: int, *others: str, **kw) -> str:
     plan = plan_mesh([parse(text), *map(parse, others)], **kw)
@@ -205,17 +207,6 @@ def test_shardings_of_no_common_mesh_are_an_error():
 # --- sub-axes: views that split the mesh's axes differently (no common factorization) ------
 
 
-def _ordered_factorizations(n: int) -> list[tuple[int, ...]]:
-    if n == 1:
-        return [()]
-    return [
-        (d, *rest)
-        for d in range(2, n + 1)
-        if n % d == 0
-        for rest in _ordered_factorizations(n // d)
-    ]
-
-
 @st.composite
 def sub_axis_views(draw):
     """Views of one mesh of coarse axes (6, 12, 4, ...), each splitting every coarse axis into
@@ -225,7 +216,7 @@ def sub_axis_views(draw):
     n = math.prod(coarse)
     views = []
     for _ in range(draw(st.integers(2, 3))):
-        sizes = [f for c in coarse for f in draw(st.sampled_from(_ordered_factorizations(c)))]
+        sizes = [f for c in coarse for f in draw(st.sampled_from(ordered_factorizations(c)))]
         perm = draw(st.permutations(range(len(sizes))))
         used = draw(st.integers(1, len(sizes)))
         cuts = (

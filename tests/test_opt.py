@@ -5,19 +5,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from click.testing import CliRunner
 
 from shardy_convert import pipeline
-from shardy_convert.cli import main
 from shardy_convert.errors import UsageError
 
-from .conftest import TESTDATA
-
-MATMUL = TESTDATA / "torch_xla" / "matmul_2x4.mlir"
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
+from .helpers import MATMUL, run
 
 
 def test_pipeline_string_with_anchor_options_and_nesting():

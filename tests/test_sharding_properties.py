@@ -16,7 +16,7 @@ from shardy_convert.errors import ShardyConvertError
 from shardy_convert.sharding import Kind, SubgroupType, iota_form, normalize, parse
 from shardy_convert.sharding.iota import canonical_iota, iota_array
 
-from .random_shardings import factorization, iota_text, random_sharding
+from .random_shardings import factorization, iota_text, ordered_factorizations, random_sharding
 
 PROPERTY = settings(derandomize=True, max_examples=300, deadline=None)
 
@@ -91,21 +91,10 @@ def test_iota_form_inverts_iota_array(reshape, data):
 def all_iota_orders(n: int) -> frozenset[tuple[int, ...]]:
     """Every flat order `arange(n).reshape(R).transpose(P)`, by brute force over R and P."""
     orders = set()
-    for reshape in _ordered_factorizations(n):
+    for reshape in ordered_factorizations(n):
         for perm in itertools.permutations(range(len(reshape))):
             orders.add(tuple(iota_array((n,), reshape, perm).tolist()))
     return frozenset(orders)
-
-
-def _ordered_factorizations(n: int) -> list[tuple[int, ...]]:
-    if n == 1:
-        return [()]
-    return [
-        (d, *rest)
-        for d in range(2, n + 1)
-        if n % d == 0
-        for rest in _ordered_factorizations(n // d)
-    ]
 
 
 @PROPERTY
