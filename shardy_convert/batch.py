@@ -116,6 +116,8 @@ def plan(inputs: Sequence[str], output: str | None) -> list[Item]:
                 "on stdout"
             )
         return items
+    if several and Path(output).exists() and not Path(output).is_dir():
+        raise UsageError(f"{output} is a file: several inputs (or a directory) need -o DIR")
     to_dir = several or Path(output).is_dir()
     planned = [Item(i.name, i.rel, _target(i, Path(output), to_dir)) for i in items]
     _check_targets(planned)

@@ -40,6 +40,8 @@ def inspect_command(inputs, fmt, show, graph, ascii_only) -> None:
     from .inspect import find_value, format_table, inspect_inputs
     from .inspect import show as draw
 
+    if show and fmt == "json":
+        raise click.UsageError("--show draws a grid: it has no JSON form (drop --format json)")
     report = inspect_inputs(inputs)
     if graph is not None:
         _only_graph(report, graph)

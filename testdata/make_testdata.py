@@ -502,6 +502,32 @@ def _lm_train_step(t, model, ids, mask=None):
   return mlir
 
 
+def _shard_params(t, model, mesh, rules):
+  """Marks every parameter whose name ends in one of a rule's suffixes with that rule's
+  partition spec (the first rule that matches; the others stay unannotated)."""
+  for name, p in model.named_parameters():
+    spec = next((spec for suffixes, spec in rules if name.endswith(suffixes)), None)
+    if spec is not None:
+      t.xs.mark_sharding(p, mesh, spec)
+
+
+def _hf_lm_case(t, mesh, model, rules, batch, *, length=16, mask=False, keep_mlir=False):
+  """The HF LM cases' common shape: the model (random init) on the device with its
+  parameters sharded by `rules`, a (batch, length) i64 batch of ids (and an all-ones
+  attention mask) on mesh axis 'data', one SGD training step. Random numbers are drawn in
+  this order (model init, ids), so the dumps stay what they were."""
+  model = model.to(t.dev)
+  _shard_params(t, model, mesh, rules)
+  ids = t.torch.randint(0, 128, (batch, length)).to(t.dev)
+  inputs = [ids]
+  if mask:
+    inputs.append(t.torch.ones(batch, length, dtype=t.torch.long).to(t.dev))
+  for x in inputs:
+    t.xs.mark_sharding(x, mesh, ("data", None))
+  mlir = _lm_train_step(t, model, *inputs)
+  return {"mesh": _mesh_info(mesh), "mlir": mlir if keep_mlir else None}
+
+
 @torch_case(
     "hf_llama_tp", 8,
     "HF transformers LlamaForCausalLM (hidden 32, 1 layer, 4 heads, 2 KV heads, vocab 128) "
@@ -512,22 +538,13 @@ def _lm_train_step(t, model, ids, mask=None):
     mlir=True)
 def case_hf_llama_tp():
   t = _tx()
-  xs = t.xs
   from transformers import LlamaForCausalLM
-  mesh = xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
-  model = LlamaForCausalLM(_tiny_llama_config()).to(t.dev)
-  for name, p in model.named_parameters():
-    if name.endswith(("q_proj.weight", "k_proj.weight", "v_proj.weight", "gate_proj.weight",
-                      "up_proj.weight", "lm_head.weight")):
-      xs.mark_sharding(p, mesh, ("model", None))
-    elif name.endswith(("o_proj.weight", "down_proj.weight", "embed_tokens.weight")):
-      xs.mark_sharding(p, mesh, (None, "model"))
-  ids = t.torch.randint(0, 128, (4, 16)).to(t.dev)
-  mask = t.torch.ones(4, 16, dtype=t.torch.long).to(t.dev)
-  xs.mark_sharding(ids, mesh, ("data", None))
-  xs.mark_sharding(mask, mesh, ("data", None))
-  mlir = _lm_train_step(t, model, ids, mask)
-  return {"mesh": _mesh_info(mesh), "mlir": mlir}
+  mesh = t.xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
+  rules = [(("q_proj.weight", "k_proj.weight", "v_proj.weight", "gate_proj.weight",
+             "up_proj.weight", "lm_head.weight"), ("model", None)),
+           (("o_proj.weight", "down_proj.weight", "embed_tokens.weight"), (None, "model"))]
+  return _hf_lm_case(t, mesh, LlamaForCausalLM(_tiny_llama_config()), rules, 4, mask=True,
+                     keep_mlir=True)
 
 
 @torch_case(
@@ -562,24 +579,16 @@ def case_hf_llama_fsdp():
     "training step (dynamic routing splits it into several graphs)")
 def case_hf_mixtral_moe():
   t = _tx()
-  xs = t.xs
   from transformers import MixtralConfig, MixtralForCausalLM
-  mesh = xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
+  mesh = t.xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
   cfg = MixtralConfig(vocab_size=128, hidden_size=32, intermediate_size=64,
                       num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=2,
                       num_local_experts=4, num_experts_per_tok=2,
                       max_position_embeddings=64)
-  model = MixtralForCausalLM(cfg).to(t.dev)
-  for name, p in model.named_parameters():
-    if name.endswith(("q_proj.weight", "k_proj.weight", "v_proj.weight", "w1.weight",
-                      "w3.weight")):
-      xs.mark_sharding(p, mesh, ("model", None))
-    elif name.endswith(("o_proj.weight", "w2.weight")):
-      xs.mark_sharding(p, mesh, (None, "model"))
-  ids = t.torch.randint(0, 128, (2, 8)).to(t.dev)
-  xs.mark_sharding(ids, mesh, ("data", None))
-  _lm_train_step(t, model, ids)
-  return {"mesh": _mesh_info(mesh), "mlir": None}
+  rules = [(("q_proj.weight", "k_proj.weight", "v_proj.weight", "w1.weight", "w3.weight"),
+            ("model", None)),
+           (("o_proj.weight", "w2.weight"), (None, "model"))]
+  return _hf_lm_case(t, mesh, MixtralForCausalLM(cfg), rules, 2, length=8)
 
 
 @torch_case(
@@ -591,24 +600,14 @@ def case_hf_mixtral_moe():
     mlir=True)
 def case_hf_gpt2_2d():
   t = _tx()
-  xs = t.xs
   from transformers import GPT2Config, GPT2LMHeadModel
-  mesh = xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
+  mesh = t.xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
   # No dropout: random numbers are drawn differently per partitioner (values would differ).
   cfg = GPT2Config(vocab_size=128, n_positions=32, n_embd=32, n_layer=1, n_head=4,
                    resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
-  model = GPT2LMHeadModel(cfg).to(t.dev)
-  for name, p in model.named_parameters():
-    if name.endswith(("c_attn.weight", "c_fc.weight")):
-      xs.mark_sharding(p, mesh, (None, "model"))
-    elif name.endswith("c_proj.weight"):
-      xs.mark_sharding(p, mesh, ("model", None))
-    elif name.endswith("wte.weight"):
-      xs.mark_sharding(p, mesh, (None, "model"))
-  ids = t.torch.randint(0, 128, (4, 16)).to(t.dev)
-  xs.mark_sharding(ids, mesh, ("data", None))
-  mlir = _lm_train_step(t, model, ids)
-  return {"mesh": _mesh_info(mesh), "mlir": mlir}
+  rules = [(("c_attn.weight", "c_fc.weight", "wte.weight"), (None, "model")),
+           (("c_proj.weight",), ("model", None))]
+  return _hf_lm_case(t, mesh, GPT2LMHeadModel(cfg), rules, 4, keep_mlir=True)
 
 
 @torch_case(
@@ -621,27 +620,16 @@ def case_hf_gpt2_2d():
     "on 'data' (replicated over 'fsdp' and 'tensor'), one SGD training step")
 def case_hf_bert_3d():
   t = _tx()
-  xs = t.xs
   from transformers import BertConfig, BertForMaskedLM
-  mesh = xs.Mesh(t.np.arange(8), (2, 2, 2), ("data", "fsdp", "tensor"))
+  mesh = t.xs.Mesh(t.np.arange(8), (2, 2, 2), ("data", "fsdp", "tensor"))
   cfg = BertConfig(vocab_size=128, hidden_size=32, num_hidden_layers=1,
                    num_attention_heads=4, intermediate_size=64, max_position_embeddings=32,
                    hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
-  model = BertForMaskedLM(cfg).to(t.dev)
-  for name, p in model.named_parameters():
-    if name.endswith(("query.weight", "key.weight", "value.weight",
-                      "intermediate.dense.weight")):
-      xs.mark_sharding(p, mesh, ("tensor", "fsdp"))
-    elif name.endswith(("attention.output.dense.weight", "output.dense.weight")):
-      xs.mark_sharding(p, mesh, ("fsdp", "tensor"))
-    elif name.endswith("word_embeddings.weight"):
-      xs.mark_sharding(p, mesh, (None, "tensor"))
-  ids = t.torch.randint(0, 128, (4, 16)).to(t.dev)
-  mask = t.torch.ones(4, 16, dtype=t.torch.long).to(t.dev)
-  xs.mark_sharding(ids, mesh, ("data", None))
-  xs.mark_sharding(mask, mesh, ("data", None))
-  _lm_train_step(t, model, ids, mask)
-  return {"mesh": _mesh_info(mesh), "mlir": None}
+  rules = [(("query.weight", "key.weight", "value.weight", "intermediate.dense.weight"),
+            ("tensor", "fsdp")),
+           (("attention.output.dense.weight", "output.dense.weight"), ("fsdp", "tensor")),
+           (("word_embeddings.weight",), (None, "tensor"))]
+  return _hf_lm_case(t, mesh, BertForMaskedLM(cfg), rules, 4, mask=True)
 
 
 @torch_case(
@@ -681,9 +669,7 @@ def case_hf_gpt2_dynamo():
   cfg = GPT2Config(vocab_size=128, n_positions=32, n_embd=32, n_layer=1, n_head=4,
                    use_cache=False)
   model = GPT2LMHeadModel(cfg).to(t.dev).eval()
-  for name, p in model.named_parameters():
-    if name.endswith("c_attn.weight"):
-      xs.mark_sharding(p, mesh, (None, "model"))
+  _shard_params(t, model, mesh, [(("c_attn.weight",), (None, "model"))])
   compiled = torch.compile(lambda ids: model(input_ids=ids).logits, backend="openxla")
   with torch.no_grad():
     for _ in range(2):

@@ -153,6 +153,16 @@ def test_several_inputs_without_an_output_are_a_usage_error(args):
     assert result.stdout == ""
 
 
+@pytest.mark.parametrize("args", [(MATMUL, DUMP), (TESTDATA / "jax",)], ids=["files", "dir"])
+def test_several_inputs_to_an_existing_file_are_a_usage_error(tmp_path, args):
+    out = tmp_path / "out.mlir"
+    out.write_text("kept")
+    result = run("convert", *args, "-o", out)
+    assert result.exit_code == 2, result.output
+    assert f"{out} is a file: several inputs (or a directory) need -o DIR" in result.stderr
+    assert out.read_text() == "kept"
+
+
 @pytest.mark.parametrize("command", ["convert", "v2", "to-gspmd", "inspect", "check"])
 def test_a_directory_with_no_inputs_is_a_usage_error(tmp_path, command):
     empty = tmp_path / "empty"

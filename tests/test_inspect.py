@@ -379,6 +379,13 @@ def test_show_replicated_and_rank_3_values():
     assert "  tile (1, 0, 0)    [2:4, 0:8, 0:8]  devices 2,3,6,7" in rank3
 
 
+def test_show_has_no_json_form():
+    result = run(MATMUL_DUMP, "--show", "%arg0", "--format", "json")
+    assert result.exit_code == 2, result.output
+    assert "--show draws a grid: it has no JSON form" in result.stderr
+    assert result.stdout == ""
+
+
 def test_show_names_that_are_ambiguous_or_unknown_are_usage_errors():
     ambiguous = run(RETRACE_DUMP, "--show", "arg3")
     assert ambiguous.exit_code == 2
