@@ -106,14 +106,18 @@ def _mlir_problems(step: Step) -> list[str]:
     """MLIR's own objection to a step (bad options, a pass on an op it cannot run on)."""
     if step.nested is not None:
         return _nested_problems(step)
-    from .mlir import new_context
+    from .mlir import cpp_stderr, new_context
 
-    with new_context():
+    # A registered pass *pipeline* writes why its options are bad to fd 2, not into the error.
+    with new_context(), cpp_stderr() as leaked:
         try:
             passmanager.PassManager.parse(f"builtin.module({step})")
         except ValueError as e:
-            return [f"{step}: {_first_line(str(e))}"]
-    return []
+            error = e
+        else:
+            return []
+    why = _first_line(f"{''.join(leaked).strip()}\n{error}")
+    return [f"{step}: {why.removeprefix('<Pass-Options-Parser>: ')}"]
 
 
 # MLIR aborts the process ("LLVM ERROR: Can't add pass ... restricted to 'builtin.module'")

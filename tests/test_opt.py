@@ -57,6 +57,21 @@ def test_bad_pipelines_are_usage_errors(text, message):
     assert message in result.stderr
 
 
+def test_a_bad_option_of_a_shardy_pipeline_is_one_usage_error_saying_why():
+    """MLIR's option parser writes its reason for a pass *pipeline* straight to file
+    descriptor 2 (not into the exception): it once leaked there as a second, unlocated line
+    and the error itself said only "failed to add"."""
+    import subprocess
+    import sys
+
+    pipe = "sdy-propagation-pipeline{nonsense=true}"
+    command = [sys.executable, "-m", "shardy_convert", "opt", str(MATMUL), "-p", pipe]
+    child = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert child.returncode == 2, child.stderr
+    assert f"Error: {pipe}: no such option nonsense" in child.stderr
+    assert "<Pass-Options-Parser>" not in child.stderr
+
+
 def test_a_shardy_pass_nested_where_mlir_would_abort_is_refused():
     """MLIR aborts the process when some module-only Shardy passes are nested under
     func.func; the check runs in a child, so the command still reports a usage error."""

@@ -3,8 +3,8 @@
 The client reads `XLA_FLAGS=--xla_force_host_platform_device_count=N` once, when it starts:
 `ensure_devices(N)` sets it (to the largest count a batch needs, before the first compile)
 and fails if the client already started with fewer. XLA's C++ logging (the device list, the
-GSPMD deprecation notice) goes to file descriptor 2, under Python: `quiet()` sends it to
-/dev/null while the client starts, compiles and runs, so it never reaches the user's terminal.
+GSPMD deprecation notice) goes to file descriptor 2, under Python: `quiet()` keeps it off
+the terminal while the client starts, compiles and runs.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ShardyConvertError
+from ..mlir import cpp_stderr
 from .signature import Signature, main_signature
 
 _DEVICE_FLAG = re.compile(r"--xla_force_host_platform_device_count=(\d+)")
@@ -44,18 +45,10 @@ def ensure_devices(n: int) -> None:
 
 @contextlib.contextmanager
 def quiet() -> Iterator[None]:
-    """File descriptor 2 goes to /dev/null inside (XLA logs there from C++, whatever
-    `TF_CPP_MIN_LOG_LEVEL` says at the time); Python's own stderr is flushed first."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    try:
-        with open(os.devnull, "wb") as sink:
-            os.dup2(sink.fileno(), 2)
-            yield
-    finally:
-        sys.stderr.flush()
-        os.dup2(saved, 2)
-        os.close(saved)
+    """XLA's C++ logging (file descriptor 2, whatever `TF_CPP_MIN_LOG_LEVEL` says at the
+    time) is dropped inside."""
+    with cpp_stderr():
+        yield
 
 
 def _backend():
