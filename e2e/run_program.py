@@ -1,7 +1,7 @@
 """Runs one e2e program in this process and writes its arrays and facts.
 
     python -m e2e.run_program PROGRAM cpu|wrapper|eager OUT_DIR [--on-error passthrough]
-        [--hook raising] [--no-normalize] [--plugin PATH]
+        [--hook raising] [--no-normalize] [--plugin PATH] [--hlo]
 
 cpu: torch_xla's built-in CPU runtime (PJRT_DEVICE=CPU). wrapper: `use_plugin` on the
 xla-cpu-pjrt plugin, with e2e.recorder as the hook. eager: plain PyTorch on the CPU,
@@ -34,6 +34,7 @@ def setup(args, devices: int):
         create_options={"cpu_device_count": devices},
         on_error=args.on_error,
         normalize_sharding_specs=not args.no_normalize,
+        stablehlo_compile=not args.hlo,
     )
     return handle
 
@@ -47,6 +48,7 @@ def main() -> None:
     parser.add_argument("--hook", default="recorder", choices=sorted(HOOKS))
     parser.add_argument("--no-normalize", action="store_true")
     parser.add_argument("--plugin")
+    parser.add_argument("--hlo", action="store_true", help="HLO protos, no XLA_STABLEHLO_COMPILE")
     args = parser.parse_args()
     from e2e.programs import PROGRAMS
 

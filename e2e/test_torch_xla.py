@@ -102,6 +102,16 @@ def test_training_loop_on_a_2x4_mesh(tmp_path):
     assert ours["devices"] == 8
 
 
+def test_hlo_protos_without_xla_stablehlo_compile(tmp_path):
+    # torch_xla hands the plugin serialized HloModuleProtos; XLA's importer leaves the GELU's
+    # erf as an mhlo op, which reaches the plugin as XLA's custom_call @mhlo.erf encoding.
+    cpu, ours = run(tmp_path, "train_2x4", "--hlo")
+    assert_ran(cpu), assert_ran(ours)
+    assert {r["received"] for r in ours["records"]} == {"hlo"}
+    assert_only_shardy(ours)
+    assert_same(cpu, ours)
+
+
 def test_custom_device_order_with_tensor_parallelism(tmp_path):
     # Compared with plain PyTorch: torch_xla's built-in CPU runtime computes this program wrong
     # (XLA's partitioner on explicit device lists: the embedding gather; step-0 loss 0.033524

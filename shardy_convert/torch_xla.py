@@ -49,6 +49,7 @@ def use_plugin(
     on_error: str = "raise",
     emit: str | None = None,
     normalize_sharding_specs: bool = True,
+    stablehlo_compile: bool = True,
 ) -> Handle:
     """Makes torch_xla run on the PJRT plugin at `library_path` through shardy-convert's
     wrapper: every program is converted to Shardy and compiled with use_shardy_partitioner.
@@ -61,6 +62,8 @@ def use_plugin(
     emit: what the plugin receives: "portable" (default, Shardy's round-trip form in a
         StableHLO portable artifact, as JAX sends it), "text" or "bytecode" (sdy dialect).
     normalize_sharding_specs: apply the pytorch/xla#9755 fix (see the module docstring).
+    stablehlo_compile: False leaves XLA_STABLEHLO_COMPILE unset: torch_xla then hands the
+        plugin serialized HloModuleProtos, which the wrapper converts as well.
     """
     if name.upper() == "CPU":
         raise ValueError('name must not be "CPU": torch_xla does not load dynamic plugins then')
@@ -70,7 +73,10 @@ def use_plugin(
     session = wrapper.configure(on_error=on_error, emit=emit)
     _import_converter()
     os.environ["PJRT_DEVICE"] = name.upper()  # before torch_xla's import reads it
-    os.environ["XLA_STABLEHLO_COMPILE"] = "1"
+    if stablehlo_compile:
+        os.environ["XLA_STABLEHLO_COMPILE"] = "1"
+    else:
+        os.environ.pop("XLA_STABLEHLO_COMPILE", None)
 
     import torch_xla
     from torch_xla.experimental import plugins

@@ -182,12 +182,22 @@ def convert_program(
 
 
 def _hlo_to_mlir(code: bytes) -> bytes:
+    """StableHLO bytecode of a serialized HloModuleProto. XLA's importer leaves the HLO ops
+    StableHLO has no op for in the mhlo dialect (torch_xla's GELU: `mhlo.erf`), which a
+    StableHLO context cannot read and a portable artifact cannot hold; jaxlib's
+    `mhlo_to_stablehlo` turns each into XLA's own encoding of it, `stablehlo.custom_call
+    @mhlo.erf {mhlo.attributes = {...}, mhlo.version = 1}`, which XLA's StableHLO reader (the
+    plugin's) turns back into the HLO op."""
     from jaxlib import _jax
 
     try:
-        return bytes(_jax.mlir.hlo_to_stablehlo(code))
+        mixed = bytes(_jax.mlir.hlo_to_stablehlo(code))
     except Exception as e:  # jaxlib raises bare errors for protos it cannot read
         raise ShardyConvertError(f"cannot read the HLO module proto: {e}") from None
+    try:
+        return bytes(_jax.mlir.mhlo_to_stablehlo(mixed))
+    except Exception as e:  # an mhlo construct with no StableHLO encoding
+        raise ShardyConvertError(f"cannot express the HLO module in StableHLO: {e}") from None
 
 
 def _convert_mlir(

@@ -23,6 +23,9 @@ Outputs (a contract, read by the tests):
                           graph kept; only the absolute file paths of the Python frames in the
                           graph headers are rewritten to package-relative ones.
   torch_xla/<name>.mlir   xm.get_stablehlo([outputs]) of the same program (one module).
+  torch_xla/<name>.hlo.pb torch_xla's serialized HloModuleProto of the same graph
+                          (_XLAC._get_xla_tensors_hlo_proto), what a PJRT plugin compiles
+                          when XLA_STABLEHLO_COMPILE is not set.
   jax/<name>.gspmd.mlir   jax.jit(...).lower(...).as_text() with jax_use_shardy_partitioner=False
   jax/<name>.shardy.mlir  the same with jax_use_shardy_partitioner=True (the reference)
   manifest.json           one entry per file (see `manifest_entry`).
@@ -31,6 +34,7 @@ Outputs (a contract, read by the tests):
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import re
@@ -54,22 +58,23 @@ MANUAL_ESCAPES = "error: manual value escapes"
 
 class Case:
 
-  def __init__(self, name, kind, fn, num_devices, description, mlir=False):
+  def __init__(self, name, kind, fn, num_devices, description, mlir=False, hlo=False):
     self.name = name
     self.kind = kind  # "torch_xla" | "jax"
     self.fn = fn
     self.num_devices = num_devices
     self.description = description
     self.mlir = mlir
+    self.hlo = hlo
 
 
 CASES: dict[str, Case] = {}
 
 
-def torch_case(name, num_devices, description, mlir=False):
+def torch_case(name, num_devices, description, mlir=False, hlo=False):
 
   def deco(fn):
-    CASES[name] = Case(name, "torch_xla", fn, num_devices, description, mlir)
+    CASES[name] = Case(name, "torch_xla", fn, num_devices, description, mlir, hlo)
     return fn
 
   return deco
@@ -254,8 +259,9 @@ def case_manual_escape():
     "tp_mlp_train", 8,
     "Tensor-parallel MLP Linear(16,32)->GELU->Linear(32,16) on mesh (2, 4) "
     "('data', 'model'): column-parallel then row-parallel weights, batch on 'data', "
-    "2 training steps (MSE loss, backward, SGD step)",
-    mlir=True)
+    "2 training steps (MSE loss, backward, SGD step); the HloModuleProto of the second "
+    "step's graph too (what a PJRT plugin compiles without XLA_STABLEHLO_COMPILE)",
+    mlir=True, hlo=True)
 def case_tp_mlp_train():
   t = _tx()
   torch, xs = t.torch, t.xs
@@ -278,9 +284,10 @@ def case_tp_mlp_train():
     opt.step()
     if step == 1:
       mlir = t.xm.get_stablehlo([loss] + list(model.parameters()))
+      hlo = t.torch_xla._XLAC._get_xla_tensors_hlo_proto([loss] + list(model.parameters()))
     t.torch_xla.sync()
   loss.cpu()
-  return {"mesh": _mesh_info(mesh), "mlir": mlir}
+  return {"mesh": _mesh_info(mesh), "mlir": mlir, "hlo": base64.b64encode(hlo).decode()}
 
 
 @torch_case(
@@ -1088,6 +1095,11 @@ def produce(case: Case, log) -> list[dict]:
         entries.append(dict(
             base, path=rel, kind="torch_xla_mlir", forms=sharding_forms(res["mlir"]),
             expect=MANUAL_ESCAPES if main_results_manual(res["mlir"]) else "ok"))
+      if case.hlo:
+        rel = "torch_xla/%s.hlo.pb" % case.name
+        with open(os.path.join(HERE, rel), "wb") as f:
+          f.write(base64.b64decode(res["hlo"]))
+        entries.append(dict(base, path=rel, kind="torch_xla_hlo_proto", expect="ok"))
     else:
       g_rel = "jax/%s.gspmd.mlir" % case.name
       s_rel = "jax/%s.shardy.mlir" % case.name
@@ -1123,6 +1135,18 @@ def save_manifest(entries: list[dict]):
 # --------------------------------------------------------------------------------------
 
 
+def _verify_hlo_proto(path: str) -> list[str]:
+  """XLA's own reader takes the proto, and it carries GSPMD shardings."""
+  from jaxlib import _jax
+  with open(os.path.join(HERE, path), "rb") as f:
+    data = f.read()
+  try:
+    mlir = bytes(_jax.mlir.hlo_to_stablehlo(data))
+  except Exception as ex:  # noqa: BLE001
+    return ["%s: %s" % (path, str(ex).splitlines()[0])]
+  return [] if b"mhlo.sharding" in mlir else ["%s: no mhlo.sharding" % path]
+
+
 def child_verify():
   from jax._src.interpreters import mlir as jmlir
   from jaxlib.mlir import ir
@@ -1132,6 +1156,10 @@ def child_verify():
   n = 0
   for e in load_manifest():
     if not e.get("path"):
+      continue
+    if e["kind"] == "torch_xla_hlo_proto":
+      problems.extend(_verify_hlo_proto(e["path"]))
+      n += 1
       continue
     with open(os.path.join(HERE, e["path"])) as f:
       text = f.read()

@@ -198,6 +198,32 @@ def test_each_distinct_program_is_converted_once():
     assert (session.counters.converted, session.counters.cached) == (1, 1)
 
 
+def test_torch_xlas_own_hlo_proto_compiles_to_the_same_program():
+    # torch_xla's HloModuleProto (make testdata): XLA's importer leaves the GELU's erf as an
+    # mhlo op, which no StableHLO context reads; the wrapper hands it on in XLA's own
+    # encoding (custom_call @mhlo.erf), which the plugin's StableHLO reader turns back.
+    from jaxlib import _jax
+
+    from shardy_convert.check import Verdict, compare
+    from shardy_convert.mlir import new_context
+
+    proto = (TESTDATA / "torch_xla" / "tp_mlp_train.hlo.pb").read_bytes()
+    with new_context() as ctx, pytest.raises(ShardyConvertError, match="dialect 'mhlo'"):
+        formats.load(bytes(_jax.mlir.hlo_to_stablehlo(proto)), ctx, trusted=True)
+    code, form, options, order = wrapper.convert_program(
+        proto, "hlo", jaxlib_options(8), emit="text"
+    )
+    assert (form, order) == (b"mlir", b"")
+    assert b"stablehlo.custom_call @mhlo.erf" in code
+    assert b"sdy.mesh @mesh" in code
+    assert b"mhlo.sharding" not in code
+    assert compile_options.parse(options).use_shardy_partitioner
+    portable_code, *_ = wrapper.convert_program(proto, "hlo", jaxlib_options(8))
+    assert formats.detect(portable_code) == "portable"
+    report = compare(wrapper._hlo_to_mlir(proto), code, 8)
+    assert report.verdict in (Verdict.SAME, Verdict.REASSOCIATED), str(report)
+
+
 def test_on_compile_returns_errors_as_messages():
     answer = wrapper.on_compile(b"not a program", b"mlir", jaxlib_options(8))
     assert isinstance(answer, str)
