@@ -124,6 +124,15 @@ def test_custom_device_order_with_tensor_parallelism(tmp_path):
     assert_same(eager, ours, reassociated=("",))
 
 
+def test_hlo_protos_on_a_custom_device_order(tmp_path):
+    eager, ours = run(tmp_path, "custom_order_tp", "--hlo", reference="eager")
+    assert_ran(ours)
+    assert {r["received"] for r in ours["records"]} == {"hlo"}
+    assert_only_shardy(ours)
+    assert all(r["order"] and r["device_assignment"] == r["order"] for r in ours["records"])
+    assert_same(eager, ours, reassociated=("",))
+
+
 def test_hf_llama_with_tensor_parallelism_on_a_custom_device_order(tmp_path):
     eager, ours = run(tmp_path, "llama_tp_custom_order", reference="eager")
     assert_ran(ours)

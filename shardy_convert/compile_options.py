@@ -185,6 +185,22 @@ def encode_device_assignment(devices: tuple[int, ...] | list[int]) -> bytes:
     return out
 
 
+def caller_assignment(data: bytes, order: list[int] | tuple[int, ...]) -> bytes:
+    """The `DeviceAssignmentProto` of an executable compiled in another device order, seen by
+    its caller: the plugin's computation k (on device d) is the caller's computation
+    order[k]. Plugin [5, 2, 7, 0, 3, 6, 1, 4] with order [5, 2, 7, 0, 3, 6, 1, 4] (the
+    caller's identity assignment) reads [0, 1, 2, 3, 4, 5, 6, 7]."""
+    devices = device_assignment(data)
+    if sorted(order) != list(range(len(devices))):
+        raise ShardyConvertError(
+            f"a device order {list(order)} for an assignment of {len(devices)} partitions"
+        )
+    caller = [0] * len(devices)
+    for k, partition in enumerate(order):
+        caller[partition] = devices[k]
+    return encode_device_assignment(caller)
+
+
 def rewrite(data: bytes, *, devices: tuple[int, ...] | list[int] | None = None) -> bytes:
     """`data` set to compile with the Shardy partitioner and, if `devices` is given, with that
     device of each partition; every other byte is kept."""

@@ -376,3 +376,15 @@ def relabel_program(code: bytes, form: bytes, order: bytes) -> tuple[bytes] | st
         return f"cannot relabel the compiled shardings: {e.message}"
     except Exception as e:  # reported as the call's error, never a crash of the host
         return f"internal error relabelling the compiled shardings: {type(e).__name__}: {e}"
+
+
+def caller_device_assignment(assignment: bytes, order: bytes) -> tuple[bytes] | str:
+    """Called by the wrapper for `PJRT_LoadedExecutable_GetDeviceAssignment` of an executable
+    compiled in another device order: the plugin's assignment in the caller's partition ids."""
+    try:
+        ids = struct.unpack(f"<{len(order) // 4}i", order)
+        return (compile_options.caller_assignment(assignment, ids),)
+    except ShardyConvertError as e:
+        return f"cannot give the device assignment in the caller's order: {e.message}"
+    except Exception as e:  # reported as the call's error, never a crash of the host
+        return f"internal error in the device assignment: {type(e).__name__}: {e}"

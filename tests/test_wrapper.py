@@ -440,3 +440,38 @@ def test_compiled_shardings_are_relabelled_into_the_callers_ids():
     assert parse(str(out)) == parse("{devices=[2,4]5,2,7,0,3,6,1,4}")
     assert parse(str(table)) == parse("{devices=[4,1,2]5,3,2,6,7,1,0,4 last_tile_dim_replicate}")
     assert parse(str(indices)) == parse("{devices=[2,4]5,2,7,0,3,6,1,4 last_tile_dim_replicate}")
+
+
+ORDERED_RUN = """
+from shardy_convert import compile_options
+from tests.test_wrapper import GATHER, GATHER_ARGS
+ours = pjrt_plugin.PluginClient.__new__(pjrt_plugin.PluginClient)
+ours._pypjrt, ours.path, ours.client, ours.num_devices = pypjrt, "wrapper", client, 8
+exe = ours.compile(pjrt_plugin.portable_artifact(GATHER, "1.13.0"), 8, shardy=False)
+proto = exe.handle.device_assignment_proto()  # PJRT_LoadedExecutable_GetDeviceAssignment
+print("assignment", list(compile_options.device_assignment(proto)))
+(got,) = ours.run(exe, GATHER_ARGS)
+print("equal", np.array_equal(got, GATHER_ARGS[0][GATHER_ARGS[1]]))
+"""
+
+
+def test_a_newer_caller_sees_its_own_device_assignment():
+    # pypjrt speaks a newer PJRT C API than torch_xla 2.9 (0.75) and asks the executable for
+    # its device assignment (0.79), then places each partition's shards by it. The plugin
+    # ran the program in another order (iota mesh + permuted assignment): the caller must
+    # see its own assignment, else the shards go to the wrong partitions.
+    out = run_client(wrapper.environment(pjrt_plugin.plugin_path()), ORDERED_RUN)
+    assert "assignment [0, 1, 2, 3, 4, 5, 6, 7]" in out, out
+    assert "equal True" in out, out
+
+
+def test_the_callers_assignment_is_the_plugins_read_through_the_order():
+    plugin = compile_options.encode_device_assignment(ORDER)
+    identity = compile_options.caller_assignment(plugin, ORDER)
+    assert compile_options.device_assignment(identity) == tuple(range(8))
+    shifted = compile_options.encode_device_assignment([10 + d for d in ORDER])
+    assert compile_options.device_assignment(
+        compile_options.caller_assignment(shifted, ORDER)
+    ) == tuple(range(10, 18))
+    with pytest.raises(ShardyConvertError, match="device order"):
+        compile_options.caller_assignment(plugin, [0, 0, 1, 2, 3, 4, 5, 6])

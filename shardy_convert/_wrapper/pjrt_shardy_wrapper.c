@@ -23,7 +23,11 @@
  * program (what PJRT clients read them from) back into the caller's partition ids:
  *
  *   PJRT_LoadedExecutable_{AddressableDevices,GetExecutable,Destroy}, PJRT_Executable_{
- *   OptimizedProgram,Destroy}.
+ *   OptimizedProgram,Destroy}, and, when the plugin has it (API 0.79),
+ *   PJRT_LoadedExecutable_GetDeviceAssignment (the caller's assignment, not the permuted one).
+ *   Queries added after 0.81 that also expose partition ids (PJRT_Executable_GetCompileOptions
+ *   0.87, the Shardings extension 0.91, PJRT_LoadedExecutable_AddressableDeviceLogicalIds 0.96)
+ *   are not translated: they reach the plugin as they are.
  *
  * The Python C API is looked up in the host process at run time (dlsym), so the library links
  * against no libpython; in a process without a Python interpreter every compile fails with a
@@ -75,6 +79,7 @@ enum {
   SLOT_LOADED_EXECUTABLE_GET_EXECUTABLE = 51,
   SLOT_LOADED_EXECUTABLE_ADDRESSABLE_DEVICES = 52,
   SLOT_LOADED_EXECUTABLE_EXECUTE = 55,
+  SLOT_LOADED_EXECUTABLE_GET_DEVICE_ASSIGNMENT = 117, /* API 0.79 */
   /* Slots of the stand-in table served when there is no plugin to wrap (see `unavailable`). */
   STAND_IN_SLOTS = 256,
 };
@@ -161,6 +166,16 @@ typedef struct {
   void *executable;
   PJRT_Program *program; /* in/out: code NULL asks for code_size */
 } PJRT_Executable_OptimizedProgram_Args;
+
+typedef struct {
+  size_t struct_size;
+  void *extension_start;
+  void *executable;                                      /* a PJRT_LoadedExecutable* */
+  const char *serialized_bytes;                          /* out: a DeviceAssignmentProto */
+  size_t serialized_bytes_size;                          /* out */
+  void *serialized_device_assignment;                    /* out: what the deleter frees */
+  void (*serialized_device_assignment_deleter)(void *);  /* out */
+} PJRT_LoadedExecutable_GetDeviceAssignment_Args;
 
 /* PJRT_ExecuteOptions sizes by API minor version: 0.75 ends after `context` (80 bytes), 0.76
  * adds call_location (88), 0.78 num_tasks, task_ids, incarnation_ids (112). Later versions add
@@ -363,6 +378,7 @@ static struct {
 static int have_python;
 static PyObject *hook;    /* the compile hook, imported on the first compile */
 static PyObject *relabel; /* shardy_convert.wrapper.relabel_program, imported when needed */
+static PyObject *reassign; /* shardy_convert.wrapper.caller_device_assignment, likewise */
 
 static int find_python(void) {
   static const char *names[] = {
@@ -647,6 +663,31 @@ static PJRT_Error *executable_optimized_program(void *a) {
   return NULL;
 }
 
+static void free_assignment(void *serialized) { free(serialized); }
+
+/* The plugin's device assignment (partition k on its device k) in the caller's partition ids.
+ * API 0.79: torch_xla 2.9 (0.75) never asks; a newer caller would see the permuted one. */
+static PJRT_Error *loaded_executable_get_device_assignment(void *a) {
+  PJRT_LoadedExecutable_GetDeviceAssignment_Args *args = a;
+  PJRT_Error *e = real[SLOT_LOADED_EXECUTABLE_GET_DEVICE_ASSIGNMENT](a);
+  Ordered *o = e == NULL ? find_order(args->executable) : NULL;
+  if (o == NULL) return e;
+  Answer r;
+  memset(&r, 0, sizeof r);
+  const char *data[2] = {args->serialized_bytes, (const char *)o->order};
+  size_t size[2] = {args->serialized_bytes_size, o->n * sizeof(int32_t)};
+  e = call_python("shardy_convert.wrapper:caller_device_assignment", &reassign, 2, data, size, 1,
+                  &r);
+  if (args->serialized_device_assignment_deleter != NULL)
+    args->serialized_device_assignment_deleter(args->serialized_device_assignment);
+  args->serialized_bytes = e == NULL ? r.data[0] : NULL;
+  args->serialized_bytes_size = e == NULL ? r.size[0] : 0;
+  args->serialized_device_assignment = args->serialized_bytes == NULL ? NULL : r.data[0];
+  args->serialized_device_assignment_deleter = free_assignment;
+  if (e != NULL) free_answer(&r);
+  return e;
+}
+
 /* ---- Loading ---------------------------------------------------------------------------------- */
 
 static void stand_in(void) {
@@ -688,6 +729,10 @@ static int wrap(const PJRT_Api_Head *theirs, const char *path) {
   slots[SLOT_LOADED_EXECUTABLE_DESTROY] = loaded_executable_destroy;
   slots[SLOT_EXECUTABLE_DESTROY] = executable_destroy;
   slots[SLOT_EXECUTABLE_OPTIMIZED_PROGRAM] = executable_optimized_program;
+  if (theirs->struct_size >= sizeof(PJRT_Api_Head) +
+                                 (SLOT_LOADED_EXECUTABLE_GET_DEVICE_ASSIGNMENT + 1) * sizeof(PJRT_Fn) &&
+      real[SLOT_LOADED_EXECUTABLE_GET_DEVICE_ASSIGNMENT] != NULL)
+    slots[SLOT_LOADED_EXECUTABLE_GET_DEVICE_ASSIGNMENT] = loaded_executable_get_device_assignment;
   return 1;
 }
 
