@@ -224,6 +224,13 @@ def test_torch_xlas_own_hlo_proto_compiles_to_the_same_program():
     assert report.verdict in (Verdict.SAME, Verdict.REASSOCIATED), str(report)
 
 
+@pytest.mark.parametrize("junk", [b"not a proto", b"", b"\x0a\x05hello"])
+def test_an_unreadable_hlo_proto_is_an_error_message(junk):
+    answer = wrapper.on_compile(junk, b"hlo", jaxlib_options(8))
+    assert isinstance(answer, str)
+    assert answer.startswith("cannot read the HLO module proto: ")
+
+
 def test_on_compile_returns_errors_as_messages():
     answer = wrapper.on_compile(b"not a program", b"mlir", jaxlib_options(8))
     assert isinstance(answer, str)
