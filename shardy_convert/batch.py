@@ -118,7 +118,7 @@ def plan(inputs: Sequence[str], output: str | None) -> list[Item]:
         return items
     if several and Path(output).exists() and not Path(output).is_dir():
         raise UsageError(f"{output} is a file: several inputs (or a directory) need -o DIR")
-    to_dir = several or Path(output).is_dir()
+    to_dir = several or Path(output).is_dir() or output.endswith(("/", os.sep))
     planned = [Item(i.name, i.rel, _target(i, Path(output), to_dir)) for i in items]
     _check_targets(planned)
     return planned

@@ -118,6 +118,13 @@ def test_dash_output_is_stdout(tmp_path, monkeypatch, command):
     assert list(tmp_path.iterdir()) == []  # no file named "-"
 
 
+def test_output_ending_in_a_slash_is_a_directory(tmp_path):
+    """`-o out/` (a directory that does not exist yet) once wrote a file named `out`."""
+    result = run("convert", MATMUL, "-o", f"{tmp_path / 'out'}{os.sep}")
+    assert result.exit_code == 0, result.output
+    assert "sdy.mesh" in (tmp_path / "out" / MATMUL.name).read_text()
+
+
 def test_output_that_is_an_input_is_refused(tmp_path):
     path = tmp_path / "m.mlir"
     path.write_bytes(MATMUL.read_bytes())
