@@ -86,8 +86,9 @@ def convert(
     with new_context() as ctx:
         mod = formats.load(module, ctx)
         if is_shardy(mod.operation):
-            if mesh or num_devices:
-                _ignored("mesh" if mesh else "num_devices", "the module already carries Shardy")
+            given = {"mesh": mesh, "num_devices": num_devices, "imported": imported}
+            for name in (name for name, value in given.items() if value):
+                _ignored(name, "the module already carries Shardy")
             if form == emit and as_it_is:
                 return module
         else:

@@ -313,6 +313,18 @@ def test_mesh_on_already_shardy_input_is_warned_about():
     assert result.stdout == SHARDY.read_text()
 
 
+@pytest.mark.parametrize(
+    ("option", "name"),
+    [(["--num-devices", "8"], "num_devices"), (["--imported"], "imported")],
+    ids=["num-devices", "imported"],
+)
+def test_other_options_on_already_shardy_input_are_warned_about(option, name):
+    result = run("convert", SHARDY, *option)
+    assert result.exit_code == 0, result.output
+    assert f"warning: {name} ignored: the module already carries Shardy" in result.stderr
+    assert result.stdout == SHARDY.read_text()
+
+
 def test_num_devices_must_agree_with_num_partitions(tmp_path):
     path = tmp_path / "m.mlir"
     path.write_text(
