@@ -286,6 +286,7 @@ def opt(input, passes, split_input_file, mesh, num_devices) -> None:
     steps = parse(passes)  # every unknown pass and bad option: a usage error
     data = read_input(input)
     text = as_text(data)
+    _check_one_module(text, input)
     options = Options(num_devices=num_devices, mesh=mesh)
     cases = split_input(text) if split_input_file and text is not None else [text or data]
     failures = 0
@@ -293,12 +294,39 @@ def opt(input, passes, split_input_file, mesh, num_devices) -> None:
         if k:
             write("// -----\n", None)
         try:
-            write(run_passes(case, steps, options), None)  # all of it, or BrokenPipeError
+            result = _warnings_named(input, run_passes, case, steps, options)
+            write(result, None)  # all of it, or BrokenPipeError
         except ShardyConvertError as e:
             click.echo(str(e.located(file=input)), err=True)
             failures += 1
     if failures:
         raise _Failed()
+
+
+def _check_one_module(text: str | None, file: str) -> None:
+    """opt runs on one module, as mlir-opt does: a dump is refused, saying so."""
+    from .dump import graphs, is_dump
+
+    if text is None or not is_dump(text):
+        return
+    count = len(graphs(text))
+    raise ShardyConvertError(
+        f"a torch_xla dump ({count} graph{'s' * (count != 1)}): opt runs on one module "
+        "(convert runs on dumps)",
+        file=file,
+    )
+
+
+def _warnings_named(file: str, fn, *args):
+    """`fn(*args)`, its ShardyConvertWarnings located in `file` (as convert prints them)."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ShardyConvertWarning)
+            return fn(*args)
+    finally:  # passed on once recording has stopped
+        for w in caught:
+            ours = isinstance(w.message, ShardyConvertWarning)
+            warnings.warn(w.message.located(file=file) if ours else w.message, stacklevel=2)
 
 
 @main.command()

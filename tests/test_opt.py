@@ -9,6 +9,7 @@ import pytest
 from shardy_convert import pipeline
 from shardy_convert.errors import UsageError
 
+from .conftest import TESTDATA
 from .helpers import MATMUL, run
 
 
@@ -70,6 +71,26 @@ def test_a_bad_option_of_a_shardy_pipeline_is_one_usage_error_saying_why():
     assert child.returncode == 2, child.stderr
     assert f"Error: {pipe}: no such option nonsense" in child.stderr
     assert "<Pass-Options-Parser>" not in child.stderr
+
+
+def test_warnings_name_the_input_like_convert(tmp_path):
+    path = tmp_path / "plain.mlir"
+    path.write_text(
+        "func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+        "  return %arg0 : tensor<8xf32>\n}\n"
+    )
+    result = run("opt", path, "-p", "import-shardings")
+    assert result.exit_code == 0, result.output
+    assert f"{path}: warning: no sharding, mhlo.num_partitions" in result.stderr
+
+
+def test_a_dump_is_refused_saying_so():
+    """opt runs on one module; a dump once failed as "expected operation name in quotes"."""
+    dump = TESTDATA / "torch_xla" / "matmul_2x4.dump"
+    result = run("opt", dump, "-p", "v1-to-v2")
+    assert result.exit_code == 1, result.output
+    assert f"{dump}: error: a torch_xla dump (1 graph): opt runs on one module" in result.stderr
+    assert result.stdout == ""
 
 
 def test_a_shardy_pass_nested_where_mlir_would_abort_is_refused():
