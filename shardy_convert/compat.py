@@ -17,7 +17,8 @@ between gets whichever form it has. Measured on 0.7.1 against 0.10.2:
   explicit newer target is refused (`formats.check_version`); a newer input artifact's
   version, kept by default, is written as this jaxlib's newest.
 - Python objects of ops of a freed module can outlive it and be handed out for new ops
-  (`forget_dead_operations`).
+  (`forget_dead_operations`); the plugin wrapper makes a context per program there
+  (`contexts_reusable`).
 - `sdy-lift-inlined-meshes` adds no `stablehlo.mesh` attribute to `sdy.mesh`, and the
   StableHLO printer spaces some ops differently: output text differs, semantics do not.
 """
@@ -84,6 +85,13 @@ def forget_dead_operations(ctx: ir.Context) -> None:
         gc.collect()  # a module only a reference cycle keeps alive is dead too
     if ctx._get_live_module_count() == 0:
         clear()
+
+
+def contexts_reusable() -> bool:
+    """Whether one context can hold one module after another cheaply: not on bindings that
+    keep the live-operation map `forget_dead_operations` clears (it may need a full garbage
+    collection per module)."""
+    return not hasattr(ir.Context, "_clear_live_operations")
 
 
 def deserialize_portable_artifact(data: bytes, ctx: ir.Context) -> ir.Module:

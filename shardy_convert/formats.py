@@ -187,6 +187,11 @@ def save(
     from jaxlib.mlir.dialects import stablehlo
 
     target = target or stablehlo.get_current_version()
+    from . import round_trip
+
+    written = round_trip.serialize(module, target)  # in this process, when it can
+    if written is not None:
+        return written
     try:
         return compat.serialize_portable_artifact(print_module(module, "bytecode"), target)
     except Exception as e:  # an op the target version cannot express, a bad version

@@ -208,9 +208,7 @@ def _convert_mlir(
     form = formats.detect(code)
     version = formats.portable_version(code) if form == "portable" else _plugin_version()
     num_devices = opts.num_partitions * opts.num_replicas
-    from .mlir import new_context
-
-    with new_context() as ctx:
+    with _context() as ctx:
         mod = formats.load(code, ctx, trusted=True)
         name = _module_name(mod)
         try:
@@ -221,6 +219,24 @@ def _convert_mlir(
                 f"cannot convert {name} for the Shardy partitioner ({num_devices} devices): {e}"
             ) from None
     return (out if isinstance(out, bytes) else out.encode()), order
+
+
+# Each thread converts in one MLIR context of its own (making one costs ~3 ms), renewed after
+# this many programs: a context keeps every attribute and type ever made in it.
+_CONTEXT_PROGRAMS = 32
+_thread = threading.local()
+
+
+def _context():
+    """The calling thread's MLIR context for one more program."""
+    from . import compat
+    from .mlir import new_context
+
+    ctx, used = getattr(_thread, "context", (None, 0))
+    if ctx is None or used >= _CONTEXT_PROGRAMS or not compat.contexts_reusable():
+        ctx, used = new_context(), 0
+    _thread.context = (ctx, used + 1)
+    return ctx
 
 
 def _to_shardy(mod, opts: compile_options.CompileOptions) -> tuple[int, ...] | None:
@@ -293,16 +309,17 @@ def _close(func, key: str, values, closed: list[bool], mesh: str) -> None:
     from jaxlib.mlir import ir
 
     old = list(ir.ArrayAttr(func.attributes[key])) if key in func.attributes else []
-    old += [ir.DictAttr.get({})] * (len(values) - len(old))
-    new = []
-    for attrs, value_type, close in zip(old, values, closed):
-        entries = {a.name: a.attr for a in ir.DictAttr(attrs)}
-        if close and "sdy.sharding" not in entries:
-            rank = len(ir.ShapedType(value_type).shape)
-            dims = ", ".join(["{}"] * rank)
-            entries["sdy.sharding"] = ir.Attribute.parse(f"#sdy.sharding<@{mesh}, [{dims}]>")
-        new.append(ir.DictAttr.get(entries))
-    func.attributes[key] = ir.ArrayAttr.get(new)
+    old = [ir.DictAttr(d) for d in old] + [ir.DictAttr.get({})] * (len(values) - len(old))
+    todo = [k for k, attrs in enumerate(old) if closed[k] and "sdy.sharding" not in attrs]
+    if not todo:  # import-shardings closed them all already (the usual case)
+        return
+    for k in todo:
+        entries = {a.name: a.attr for a in old[k]}
+        rank = len(ir.ShapedType(values[k]).shape)
+        dims = ", ".join(["{}"] * rank)
+        entries["sdy.sharding"] = ir.Attribute.parse(f"#sdy.sharding<@{mesh}, [{dims}]>")
+        old[k] = ir.DictAttr.get(entries)
+    func.attributes[key] = ir.ArrayAttr.get(old)
 
 
 def _module_name(mod) -> str:

@@ -1,0 +1,458 @@
+"""A Shardy module as a portable artifact in Shardy's round-trip form, written in this process.
+
+jaxlib's writer (`_jax.mlir.serialize_portable_artifact`, what `formats.save` calls) reparses
+the module in a context of its own, then runs XLA's pipeline with MLIR's verifier after every
+pass (measured on jaxlib 0.10.2 for the 17 KB Mixtral graph: 31 ms of a 50 ms hook, 44% of it
+verification):
+
+    func.func(stablehlo-complex-math-expander, canonicalize)     canonicalize: not in 0.7.1
+    sdy-lift-inlined-meshes, xla-sdy-round-trip-dedup-meshes, xla-sdy-round-trip-export-ops,
+    xla-sdy-round-trip-shard-map-export, xla-sdy-round-trip-export-shardy-attrs,
+    xla-sdy-stablehlo-export-shardings
+    chlo-preserve-high-level-ops, func.func(chlo-legalize-to-stablehlo),
+    stablehlo-compatibility-expander{target}, func.func(chlo-legalize-to-stablehlo,
+    shape-legalize-to-stablehlo), reconcile-unrealized-casts, hlo-legalize-to-stablehlo
+    then stablehlo's own writer (stablehlo-legalize-to-vhlo, vhlo-to-version, bytecode).
+
+`serialize` does the same on a copy of the in-memory module: the StableHLO passes jaxlib
+registers run in this context, the six round-trip export passes (not registered in Python)
+are `export` below, and stablehlo's writer (`stablehlo.serialize_portable_artifact`, which
+verifies) ends it. The rest of XLA's pipeline only rewrites chlo, mhlo, shape and
+unrealized-cast ops, which stablehlo's writer refuses: a module holding any falls back to
+jaxlib's writer, as does one `export` does not cover (several meshes, manual computations,
+sharding rules, control flow or collectives XLA's export annotates). Same bytes as jaxlib's
+writer: checked once per process on a module exercising every case `export` handles
+(`_agrees_with_jaxlib`; otherwise jaxlib's writer is used throughout), and by the test suite
+on every real graph of the test data.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+
+from jaxlib.mlir import ir, passmanager
+from jaxlib.mlir.dialects import sdy, stablehlo
+
+from .passes.export_shardings import export_sharding
+from .walker import body, funcs
+
+log = logging.getLogger("shardy_convert.round_trip")
+
+SDY_SHARDING = "sdy.sharding"
+MHLO_SHARDING = "mhlo.sharding"
+FRONTEND = "mhlo.frontend_attributes"
+ROUND_TRIP_SHARDING = "xla.sdy.sharding"
+ROUND_TRIP_MESHES = "xla.sdy.meshes"
+FUNC_RESULT_SHARDING = "xla.sdy.FuncResultSharding"
+
+# Use the in-process writer when it agrees with jaxlib's (set False to always use jaxlib's).
+ENABLED = True
+
+# Ops XLA's round-trip export or the rest of its pipeline would rewrite or annotate in ways
+# `export` does not reproduce: a module holding one goes to jaxlib's writer.
+_UNHANDLED_OPS = frozenset(
+    {
+        "stablehlo.while",  # control flow: may get a sharding of its own
+        "stablehlo.case",
+        "stablehlo.if",
+        "stablehlo.send",  # side effects: may get {maximal device=0}
+        "stablehlo.recv",
+        "stablehlo.create_token",
+    }
+)
+_UNHANDLED_PREFIXES = ("sdy.", "chlo.", "mhlo.", "shape.", "builtin.unrealized_conversion_cast")
+
+
+class Unsupported(Exception):
+    """The module needs jaxlib's writer."""
+
+
+def serialize(module: ir.Module, target: str) -> bytes | None:
+    """`module` (left as it is) as a portable artifact for StableHLO `target`, byte for byte
+    what jaxlib's writer makes of it; None when only jaxlib's writer can (the caller uses it)."""
+    if not ENABLED or not _target_ok(target):
+        return None
+    if not _agrees_with_jaxlib():
+        return None
+    return _serialize(module, target, _jaxlib_canonicalizes())
+
+
+def _serialize(module: ir.Module, target: str, canonicalize: bool) -> bytes | None:
+    ctx = module.context
+    with ctx, ir.Location.unknown(ctx):
+        copy = _copy(module)
+        try:
+            _run(copy, _PRE_EXPORT[canonicalize])
+            export(copy.operation)
+            _run(copy, f"builtin.module(stablehlo-compatibility-expander{{target={target}}})")
+            return _write(copy, target)
+        except Unsupported as e:
+            log.debug("jaxlib's writer: %s", e)
+        except Exception:  # a bug here: jaxlib's writer still writes the right bytes
+            log.warning("shardy-convert: in-process writer failed; using jaxlib's", exc_info=True)
+        return None
+
+
+_PRE_EXPORT = {
+    False: "builtin.module(func.func(stablehlo-complex-math-expander))",
+    True: "builtin.module(func.func(stablehlo-complex-math-expander, canonicalize))",
+}
+
+
+def _copy(module: ir.Module) -> ir.Module:
+    """A new module with the same attributes, location and top-level ops."""
+    op = module.operation
+    copy = ir.Module.create(op.location)
+    attrs = op.attributes
+    for k in range(len(attrs)):
+        copy.operation.attributes[attrs[k].name] = attrs[k].attr
+    ip = ir.InsertionPoint(copy.body)
+    for child in body(op).operations:
+        child.operation.clone(ip=ip)
+    return copy
+
+
+def _run(module: ir.Module, pipeline: str) -> None:
+    _register_passes()
+    pm = passmanager.PassManager.parse(pipeline)
+    pm.enable_verifier(False)  # stablehlo's writer verifies the end result
+    try:
+        pm.run(module.operation)
+    except ir.MLIRError as e:
+        raise Unsupported(f"pass failed: {e}") from None
+
+
+def _write(module: ir.Module, target: str) -> bytes:
+    """stablehlo's writer; diagnostics of a module it refuses are not printed."""
+    handler = module.context.attach_diagnostic_handler(lambda _diagnostic: True)
+    try:
+        return bytes(stablehlo.serialize_portable_artifact(module, target))
+    except Exception as e:  # refused (an op of another dialect): jaxlib's writer handles it
+        raise Unsupported(f"stablehlo's writer: {e}") from None
+    finally:
+        handler.detach()
+
+
+@functools.cache
+def _register_passes() -> None:
+    stablehlo.register_stablehlo_passes()
+
+
+def _target_ok(target: str) -> bool:
+    """jaxlib's writer writes min(target, its newest): only a target it writes as asked."""
+    current = stablehlo.get_current_version()
+    try:
+        return _number(target) <= _number(current)
+    except ValueError:
+        return False
+
+
+def _number(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split("."))
+
+
+# --------------------------------------------------------------------------------------------
+# Feature detection: which pipeline this jaxlib's writer runs (checked once per process)
+
+# Every case `export` handles: args and results with and without shardings (open dims,
+# sub-axes, replicated axes, existing frontend attributes), an op sharding, a constraint.
+_PROBE = """
+module @probe attributes {mhlo.frontend_attributes = {x = "y"}} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func @main(
+      %arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b", ?}]>},
+      %arg1: tensor<8x16xf32> {
+        mhlo.frontend_attributes = {k = "v"},
+        sdy.sharding = #sdy.sharding<@mesh, [{"b":(1)2}, {}], replicated={"a"}>},
+      %arg2: tensor<f32>)
+      -> (tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"a"}]>}, tensor<f32>,
+          tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{?}, {?}]>}) {
+    %0 = stablehlo.add %arg0, %arg1
+      {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"a", "b"}, {}]>]>} : tensor<8x16xf32>
+    %1 = sdy.sharding_constraint %0 <@mesh, [{}, {"b"}]> : tensor<8x16xf32>
+    %c1 = stablehlo.constant dense<1.0> : tensor<f32>
+    %c2 = stablehlo.constant dense<2.0> : tensor<f32>
+    %2 = stablehlo.add %c1, %c2 : tensor<f32>
+    %3 = stablehlo.multiply %2, %arg2 : tensor<f32>
+    return %1, %3, %arg0 : tensor<8x16xf32>, tensor<f32>, tensor<8x16xf32>
+  }
+}
+"""
+
+# A no-op collective: canonicalization erases it; XLA's export cannot write it.
+_NOOP_COLLECTIVE = """
+module {
+  sdy.mesh @mesh = <["a"=2]>
+  func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    %0 = sdy.sharding_constraint %arg0 <@mesh, [{}]> : tensor<8xf32>
+    %1 = sdy.all_gather [{}] %0 out_sharding=<@mesh, [{}]> : tensor<8xf32>
+    return %1 : tensor<8xf32>
+  }
+}
+"""
+
+
+def _jaxlib_write(text: str) -> bytes:
+    """`text` written by jaxlib's writer, in a context of its own."""
+    from . import compat
+    from .mlir import new_context, print_module
+
+    with new_context() as ctx:
+        module = ir.Module.parse(text, context=ctx)
+        target = stablehlo.get_minimum_version()
+        return compat.serialize_portable_artifact(print_module(module, "bytecode"), target)
+
+
+@functools.cache
+def _jaxlib_canonicalizes() -> bool:
+    """Whether jaxlib's writer canonicalizes before the export (jaxlib 0.10.2 does, 0.7.1
+    does not): only then does a no-op collective disappear instead of failing the export."""
+    try:
+        _jaxlib_write(_NOOP_COLLECTIVE)
+    except Exception:  # jaxlib's own error type: the collective reached the export
+        return False
+    return True
+
+
+@functools.cache
+def _agrees_with_jaxlib() -> bool:
+    """Whether the in-process writer writes the probe module byte for byte as jaxlib's
+    writer does (checked once per process; otherwise jaxlib's writer is used)."""
+    from .mlir import new_context
+
+    expected = _jaxlib_write(_PROBE)
+    with new_context() as ctx:
+        module = ir.Module.parse(_PROBE, context=ctx)
+        target = stablehlo.get_minimum_version()
+        if _serialize(module, target, _jaxlib_canonicalizes()) == expected:
+            return True
+    log.warning("shardy-convert: portable artifacts are written by jaxlib's writer (slower)")
+    return False
+
+
+# --------------------------------------------------------------------------------------------
+# XLA's round-trip export, for modules with one mesh and no Shardy ops but constraints
+
+
+def export(module: ir.Operation) -> None:
+    """Shardy's round-trip form, in place, as XLA's round-trip export pipeline writes it:
+    the mesh in the module's `xla.sdy.meshes` frontend attribute; every `sdy.sharding` as an
+    `xla.sdy.sharding` frontend attribute next to its V2 `mhlo.sharding`; a result's sharding
+    also on an `@xla.sdy.FuncResultSharding` custom call before the return; constraints as
+    `@Sharding` custom calls. Raises Unsupported for anything else XLA's export would touch."""
+    from .sdy_attrs import read_meshes
+
+    meshes = [op.operation for op in body(module).operations if op.operation.name == "sdy.mesh"]
+    if not meshes:
+        _check_no_shardy(module)
+        return
+    if len(meshes) > 1:
+        raise Unsupported("several meshes (XLA dedups them)")
+    strings = _Strings(read_meshes(module))
+    for func in funcs(module):
+        _export_func(func, strings)
+    _set_frontend(module, ROUND_TRIP_MESHES, _meshes_text(meshes))
+    for mesh in meshes:
+        mesh.erase()
+
+
+def _check_no_shardy(module: ir.Operation) -> None:
+    for func in funcs(module):
+        constraints, sharded = _scan(func)
+        if constraints or sharded:
+            raise Unsupported("Shardy shardings without a mesh")
+
+
+class _Strings:
+    """What each distinct `#sdy.sharding` exports to, computed once (a module repeats few)."""
+
+    def __init__(self, meshes: dict):
+        self.meshes = meshes
+        self._hlo: dict[ir.Attribute, ir.StringAttr] = {}
+        self._text: dict[ir.Attribute, ir.StringAttr] = {}
+        self._per_value: dict[ir.Attribute, ir.DictAttr] = {}
+
+    def hlo(self, sharding: ir.Attribute) -> ir.StringAttr:
+        """Its `mhlo.sharding` string (V2, as XLA's HloSharding prints it)."""
+        found = self._hlo.get(sharding)
+        if found is None:
+            text = str(sharding)
+            if not text.startswith("#sdy.sharding<@"):
+                raise Unsupported(f"a sharding with an inlined mesh: {text}")
+            found = ir.StringAttr.get(export_sharding(sharding, self.meshes).text)
+            self._hlo[sharding] = found
+        return found
+
+    def text(self, sharding: ir.Attribute) -> ir.StringAttr:
+        """Its printed form, the value of an `xla.sdy.sharding` frontend attribute."""
+        found = self._text.get(sharding)
+        if found is None:
+            found = self._text[sharding] = ir.StringAttr.get(str(sharding))
+        return found
+
+    def per_value(self, sharding: ir.Attribute) -> ir.DictAttr:
+        """`{xla.sdy.sharding = "#sdy.sharding_per_value<[S]>"}` for a result's custom call."""
+        found = self._per_value.get(sharding)
+        if found is None:
+            attr = sdy.TensorShardingPerValueAttr.get([sharding])
+            found = self._per_value[sharding] = _with(None, ROUND_TRIP_SHARDING, str(attr))
+        return found
+
+
+def _meshes_text(meshes: list[ir.Operation]) -> ir.StringAttr:
+    entries = {ir.StringAttr(m.attributes["sym_name"]).value: m.attributes["mesh"] for m in meshes}
+    return ir.StringAttr.get(str(ir.DictAttr.get(entries)))
+
+
+def _export_func(func: ir.Operation, strings: _Strings) -> None:
+    constraints, sharded = _scan(func)
+    sharded += [_constraint_to_custom_call(op) for op in constraints]
+    _export_args(func, strings)
+    _export_results(func, strings)
+    for op in sharded:
+        _export_op(op, strings)
+
+
+def _constraint_to_custom_call(op: ir.Operation) -> ir.Operation:
+    """`sdy.sharding_constraint %x <S>` -> `stablehlo.custom_call @Sharding(%x)` carrying
+    `sdy.sharding = #sdy.sharding_per_value<[S]>` (exported with the other ops after)."""
+    old = op.attributes
+    attrs = {old[k].name: old[k].attr for k in range(len(old)) if old[k].name != "sharding"}
+    attrs["call_target_name"] = ir.StringAttr.get("Sharding")
+    attrs[SDY_SHARDING] = sdy.TensorShardingPerValueAttr.get([op.attributes["sharding"]])
+    call = ir.Operation.create(
+        "stablehlo.custom_call",
+        results=[op.results[0].type],
+        operands=[op.operands[0]],
+        attributes=attrs,
+        loc=op.location,
+        ip=ir.InsertionPoint(op),
+    )
+    op.results[0].replace_all_uses_with(call.results[0])
+    op.erase()
+    return call
+
+
+def _export_args(func: ir.Operation, strings: _Strings) -> None:
+    if "arg_attrs" not in func.attributes:
+        return
+    dicts = [ir.DictAttr(d) for d in ir.ArrayAttr(func.attributes["arg_attrs"])]
+    if not any(SDY_SHARDING in d for d in dicts):
+        return
+    new = []
+    for d in dicts:
+        if SDY_SHARDING not in d:
+            new.append(d)
+            continue
+        entries = _entries(d)
+        sharding = entries.pop(SDY_SHARDING)
+        entries[FRONTEND] = _with(
+            entries.get(FRONTEND), ROUND_TRIP_SHARDING, strings.text(sharding)
+        )
+        entries[MHLO_SHARDING] = strings.hlo(sharding)
+        new.append(ir.DictAttr.get(entries))
+    func.attributes["arg_attrs"] = ir.ArrayAttr.get(new)
+
+
+def _export_results(func: ir.Operation, strings: _Strings) -> None:
+    """Result shardings also go on an `@xla.sdy.FuncResultSharding` custom call before the
+    return (HLO keeps no frontend attributes on results), one per sharded result, in order."""
+    if "res_attrs" not in func.attributes:
+        return
+    dicts = [ir.DictAttr(d) for d in ir.ArrayAttr(func.attributes["res_attrs"])]
+    if not any(SDY_SHARDING in d for d in dicts):
+        return
+    ip = ir.InsertionPoint.at_block_terminator(func.regions[0].blocks[0])
+    ret = ip.ref_operation
+    values = list(ret.operands)
+    target = ir.StringAttr.get(FUNC_RESULT_SHARDING)
+    side_effect = ir.BoolAttr.get(True)
+    new = []
+    for k, d in enumerate(dicts):
+        if SDY_SHARDING not in d:
+            new.append(d)
+            continue
+        entries = _entries(d)
+        sharding = entries.pop(SDY_SHARDING)
+        value = values[k]
+        call = ir.Operation.create(
+            "stablehlo.custom_call",
+            results=[value.type],
+            operands=[value],
+            attributes={
+                "call_target_name": target,
+                "has_side_effect": side_effect,
+                FRONTEND: strings.per_value(sharding),
+            },
+            loc=_location(value),
+            ip=ip,
+        )
+        ret.operands[k] = call.results[0]
+        entries[MHLO_SHARDING] = strings.hlo(sharding)
+        new.append(ir.DictAttr.get(entries))
+    func.attributes["res_attrs"] = ir.ArrayAttr.get(new)
+
+
+def _export_op(op: ir.Operation, strings: _Strings) -> None:
+    per_value = op.attributes[SDY_SHARDING]
+    shardings = list(sdy.TensorShardingPerValueAttr(per_value).shardings)
+    if len(shardings) != 1 or len(op.results) != 1:
+        raise Unsupported(f"{op.name} with {len(op.results)} results")
+    op.attributes[FRONTEND] = _with(
+        op.attributes[FRONTEND] if FRONTEND in op.attributes else None,
+        ROUND_TRIP_SHARDING,
+        str(per_value),
+    )
+    op.attributes[MHLO_SHARDING] = strings.hlo(shardings[0])
+    del op.attributes[SDY_SHARDING]
+
+
+def _location(value: ir.Value) -> ir.Location:
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return ir.BlockArgument(value).location
+    return owner.location
+
+
+def _entries(d: ir.Attribute) -> dict[str, ir.Attribute]:
+    d = d if isinstance(d, ir.DictAttr) else ir.DictAttr(d)
+    return {d[i].name: d[i].attr for i in range(len(d))}
+
+
+def _with(frontend: ir.Attribute | None, name: str, text: str | ir.StringAttr) -> ir.DictAttr:
+    """A frontend-attributes dictionary with `name` set to the string `text`."""
+    entries = {} if frontend is None else _entries(frontend)
+    entries[name] = ir.StringAttr.get(text) if isinstance(text, str) else text
+    return ir.DictAttr.get(entries)
+
+
+def _set_frontend(op: ir.Operation, name: str, value: ir.StringAttr) -> None:
+    old = op.attributes[FRONTEND] if FRONTEND in op.attributes else None
+    entries = {} if old is None else _entries(old)
+    entries[name] = value
+    op.attributes[FRONTEND] = ir.DictAttr.get(entries)
+
+
+def _scan(func: ir.Operation) -> tuple[list[ir.Operation], list[ir.Operation]]:
+    """The sharding constraints and the other ops carrying `sdy.sharding` in `func`;
+    Unsupported at any op XLA's export would rewrite otherwise."""
+    constraints: list[ir.Operation] = []
+    sharded: list[ir.Operation] = []
+    unhandled: list[str] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        name = op.name
+        if name == "sdy.sharding_constraint":
+            constraints.append(op)
+        elif name.startswith(_UNHANDLED_PREFIXES) or name in _UNHANDLED_OPS:
+            unhandled.append(name)
+            return ir.WalkResult.INTERRUPT
+        elif SDY_SHARDING in op.attributes and name != "func.func":
+            sharded.append(op)
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit, ir.WalkOrder.PRE_ORDER)
+    if unhandled:
+        raise Unsupported(f"{unhandled[0]} op")
+    return constraints, sharded
