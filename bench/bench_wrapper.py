@@ -1,42 +1,71 @@
 #!/usr/bin/env python3
 """The plugin wrapper's hook cost next to the plugin's own compile time of the same graph.
 
-    .venv/bin/python bench/bench_wrapper.py FILE [--graph N] [--runs K]
+    .venv/bin/python bench/bench_wrapper.py PATH... [--graph N] [--largest | --every]
+                                            [--runs K] [--no-compile]
 
-FILE is a module or a torch_xla dump (graph N, default the largest). The graph arrives as
-torch_xla hands it to a plugin: a StableHLO portable artifact (1.13.0) with a
-CompileOptionsProto asking for its partitions. Measured in this process:
-- first: the first `on_compile` (imports of the converter included, as `use_plugin` pays them
-  up front);
-- hook: one distinct program, best of K (a fresh session each time: no cache hit);
+PATH is a module, a torch_xla dump or a directory of them (*.dump, *.mlir). Each graph
+arrives as torch_xla hands it to a plugin: a StableHLO portable artifact (1.13.0) with a
+CompileOptionsProto asking for its partitions. Which graphs: of one file, graph N (default its
+largest); --largest: the graph of all PATHs whose portable artifact is largest; --every: all
+of them, one line each. Measured in this process, per graph:
+- imports: what `use_plugin` does before any XLA work (imports the converter, checks
+  jaxlib's writer once);
+- first: the first `on_compile` of the process;
+- hook: one distinct program, best of K (a fresh session each time: no cache hit), wall
+  time; hook_cpu: the process's CPU time of that run (what load on the machine inflates
+  least);
 - hit: a cache hit;
-- compile: xla-cpu-pjrt compiling the converted program (PJRT_Client_Compile), once.
-Prints one JSON line.
+- compile: xla-cpu-pjrt compiling the converted program (PJRT_Client_Compile), once
+  (not with --no-compile).
+Prints one JSON line per graph.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def _graph(path: Path, index: int | None) -> tuple[str, str]:
+def _files(paths: list[Path]) -> list[Path]:
+    out = []
+    for path in paths:
+        if path.is_dir():
+            out += sorted(p for p in path.iterdir() if p.suffix in (".dump", ".mlir"))
+        else:
+            out.append(path)
+    return out
+
+
+def _graphs(path: Path) -> list[tuple[str, str]]:
+    """(name, text) of every graph of a module or dump file."""
     from shardy_convert import dump
 
     text = path.read_text()
-    graphs = dump.graphs(text) if "## BEGIN_GRAPH" in text else None
-    if not graphs:
-        return text, path.name
-    if index is None:
-        index = max(range(len(graphs)), key=lambda i: len(graphs[i].text))
-    return graphs[index].text, f"{path.name}:graph {index}"
+    if "## BEGIN_GRAPH" not in text:
+        return [(path.name, text)]
+    return [(f"{path.name}:graph {k}", g.text) for k, g in enumerate(dump.graphs(text))]
+
+
+def _program(text: str) -> bytes | None:
+    """The graph as torch_xla hands it to a plugin; None if it is no valid module."""
+    from shardy_convert.legacy_i1 import unpack_i1_hex
+    from tests import pjrt_plugin  # the test harness's PJRT client (pypjrt)
+
+    # torch_xla's own serializer writes i1 constants jaxlib's text parser cannot read.
+    try:
+        return pjrt_plugin.portable_artifact(unpack_i1_hex(text), "1.13.0")
+    except Exception:  # a test module that does not parse (error cases)
+        return None
 
 
 def _options(n: int) -> bytes:
@@ -51,8 +80,17 @@ def _options(n: int) -> bytes:
     return compile_options._field(3, build)
 
 
-def _devices(converted_text: str) -> int:
-    mesh = re.search(r"sdy\.mesh @mesh = <\[([^\]]*)\]", converted_text)
+def _devices(text: str) -> int | None:
+    """The device count the graph's shardings ask for; None if it does not convert."""
+    from shardy_convert import ShardyConvertError, convert
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            converted = convert(text)
+    except ShardyConvertError:
+        return None
+    mesh = re.search(r"sdy\.mesh @mesh = <\[([^\]]*)\]", converted)
     sizes = [int(s) for s in re.findall(r"=(\d+)", mesh.group(1))] if mesh else [1]
     n = 1
     for s in sizes:
@@ -60,53 +98,92 @@ def _devices(converted_text: str) -> int:
     return n
 
 
-def measure(path: Path, index: int | None, runs: int) -> dict:
-    text, name = _graph(path, index)
-    start = time.perf_counter()
-    from shardy_convert import convert, wrapper
-    from shardy_convert.legacy_i1 import unpack_i1_hex
-    from tests import pjrt_plugin  # the test harness's PJRT client (pypjrt)
+def select(paths: list[Path], graph: int | None, how: str) -> list[tuple[str, str, bytes]]:
+    """(name, text, portable artifact) of the graphs to measure."""
+    found = []
+    for path in _files(paths):
+        graphs = _graphs(path)
+        if how == "file":
+            index = graph if graph is not None else _largest_text(graphs)
+            graphs = [graphs[index]]
+        for name, text in graphs:
+            program = _program(text)
+            if program is not None:
+                found.append((name, text, program))
+    if how == "largest":
+        found = [max(found, key=lambda g: len(g[2]))]
+    return found
 
-    n = _devices(convert(text))
-    # torch_xla's own serializer writes i1 constants jaxlib's text parser cannot read.
-    program = pjrt_plugin.portable_artifact(unpack_i1_hex(text), "1.13.0")
+
+def _largest_text(graphs: list[tuple[str, str]]) -> int:
+    return max(range(len(graphs)), key=lambda k: len(graphs[k][1]))
+
+
+_first_ms: float | None = None
+
+
+def measure(name: str, text: str, program: bytes, runs: int, compile_it: bool) -> dict | None:
+    global _first_ms
+    from shardy_convert import wrapper
+
+    n = _devices(text)
+    if n is None:
+        return None
     options = _options(n)
-    imports = time.perf_counter() - start
     start = time.perf_counter()
     answer = wrapper.Session().compile(program, b"mlir", options)
-    first = time.perf_counter() - start
-    best = float("inf")
+    if _first_ms is None:
+        _first_ms = (time.perf_counter() - start) * 1e3
+    best = best_cpu = float("inf")
     for _ in range(runs):
         session = wrapper.Session()
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         session.compile(program, b"mlir", options)
         best = min(best, time.perf_counter() - start)
+        best_cpu = min(best_cpu, time.process_time() - start_cpu)
     start = time.perf_counter()
     session.compile(program, b"mlir", options)
     hit = time.perf_counter() - start
-    client = pjrt_plugin.get_client(n)
-    start = time.perf_counter()
-    client.compile(answer[0], n, shardy=True)
-    compile_s = time.perf_counter() - start
-    return {
+    result = {
         "graph": name,
         "bytes": len(program),
         "devices": n,
-        "imports_ms": imports * 1e3,
-        "first_ms": first * 1e3,
+        "first_ms": _first_ms,
         "hook_ms": best * 1e3,
+        "hook_cpu_ms": best_cpu * 1e3,
         "hit_ms": hit * 1e3,
-        "compile_ms": compile_s * 1e3,
+        "loadavg": os.getloadavg()[0],
     }
+    if compile_it:
+        from tests import pjrt_plugin
+
+        client = pjrt_plugin.get_client(n)
+        start = time.perf_counter()
+        client.compile(answer[0], n, shardy=True)
+        result["compile_ms"] = (time.perf_counter() - start) * 1e3
+    return result
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("file", type=Path)
+    ap.add_argument("paths", type=Path, nargs="+")
     ap.add_argument("--graph", type=int)
+    which = ap.add_mutually_exclusive_group()
+    which.add_argument("--largest", action="store_true")
+    which.add_argument("--every", action="store_true")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--no-compile", action="store_true")
     args = ap.parse_args(argv)
-    print(json.dumps(measure(args.file, args.graph, args.runs)))
+    start = time.perf_counter()
+    from shardy_convert.torch_xla import _import_converter
+
+    _import_converter()  # what `use_plugin` does up front
+    imports_ms = (time.perf_counter() - start) * 1e3
+    how = "largest" if args.largest else "every" if args.every else "file"
+    for name, text, program in select(args.paths, args.graph, how):
+        result = measure(name, text, program, args.runs, not args.no_compile)
+        if result is not None:
+            print(json.dumps({**result, "imports_ms": imports_ms}), flush=True)
     return 0
 
 

@@ -78,6 +78,13 @@ def serialize(module: ir.Module, target: str) -> bytes | None:
     return _serialize(module, target, _jaxlib_canonicalizes())
 
 
+def prepare() -> bool:
+    """Does now what the first `serialize` would do once (register StableHLO's passes, check
+    this jaxlib's writer: ~10 ms); whether the in-process writer will be used."""
+    _register_passes()
+    return ENABLED and _agrees_with_jaxlib()
+
+
 def _serialize(module: ir.Module, target: str, canonicalize: bool) -> bytes | None:
     ctx = module.context
     with ctx, ir.Location.unknown(ctx):

@@ -115,11 +115,12 @@ def _import_converter() -> None:
     """Imports what the first conversion needs (MLIR bindings, passes: ~0.3-0.7 s)."""
     from jaxlib import _jax  # noqa: F401  (portable artifacts)
 
-    from . import converter, formats, pipeline  # noqa: F401
+    from . import converter, formats, pipeline, round_trip  # noqa: F401
     from .mlir import new_context
 
     with new_context():
         pass
+    round_trip.prepare()  # the once-per-process check of jaxlib's writer
 
 
 def _normalize_sharding_specs(xlac) -> None:

@@ -77,6 +77,7 @@ def test_this_jaxlib_is_detected_and_agrees():
     from jaxlib.version import __version__
 
     assert round_trip._agrees_with_jaxlib()
+    assert round_trip.prepare()
     # jaxlib 0.10.2's writer canonicalizes before the export, 0.7.1's does not
     canonicalizes = {"0.7.1": False, "0.10.2": True}.get(__version__)
     assert round_trip._jaxlib_canonicalizes() in (
