@@ -181,7 +181,9 @@ def save(
     module: ir.Module, form: str, target: str | None = None, locations: bool = False
 ) -> str | bytes:
     """Prints a module as text (with `loc(...)` if `locations`), bytecode, or a portable
-    artifact for StableHLO `target` (default: the newest version this jaxlib writes)."""
+    artifact for StableHLO `target` (default: the newest version this jaxlib writes). A
+    portable artifact is written in this process when `round_trip` can (the same bytes, in less
+    than half the time), else by jaxlib's writer."""
     if form != "portable":
         return print_module(module, form, locations)
     from jaxlib.mlir.dialects import stablehlo

@@ -279,6 +279,8 @@ class _Strings:
         self._hlo: dict[ir.Attribute, ir.StringAttr] = {}
         self._text: dict[ir.Attribute, ir.StringAttr] = {}
         self._per_value: dict[ir.Attribute, ir.DictAttr] = {}
+        self._arg: dict[ir.Attribute, ir.DictAttr] = {}
+        self._result: dict[ir.Attribute, ir.DictAttr] = {}
 
     def hlo(self, sharding: ir.Attribute) -> ir.StringAttr:
         """Its `mhlo.sharding` string (V2, as XLA's HloSharding prints it)."""
@@ -296,6 +298,29 @@ class _Strings:
         found = self._text.get(sharding)
         if found is None:
             found = self._text[sharding] = ir.StringAttr.get(str(sharding))
+        return found
+
+    def arg(self, attrs: ir.DictAttr) -> ir.DictAttr:
+        """An argument's attributes, exported: `sdy.sharding` S becomes `mhlo.sharding` and
+        the frontend attribute `xla.sdy.sharding` (kept with any other frontend attribute)."""
+        found = self._arg.get(attrs)
+        if found is None:
+            entries = _entries(attrs)
+            sharding = entries.pop(SDY_SHARDING)
+            frontend = entries.get(FRONTEND)
+            entries[FRONTEND] = _with(frontend, ROUND_TRIP_SHARDING, self.text(sharding))
+            entries[MHLO_SHARDING] = self.hlo(sharding)
+            found = self._arg[attrs] = ir.DictAttr.get(entries)
+        return found
+
+    def result(self, attrs: ir.DictAttr) -> ir.DictAttr:
+        """A result's attributes, exported: only `mhlo.sharding` (the frontend attribute
+        goes on the result's custom call)."""
+        found = self._result.get(attrs)
+        if found is None:
+            entries = _entries(attrs)
+            entries[MHLO_SHARDING] = self.hlo(entries.pop(SDY_SHARDING))
+            found = self._result[attrs] = ir.DictAttr.get(entries)
         return found
 
     def per_value(self, sharding: ir.Attribute) -> ir.DictAttr:
@@ -347,18 +372,7 @@ def _export_args(func: ir.Operation, strings: _Strings) -> None:
     dicts = [ir.DictAttr(d) for d in ir.ArrayAttr(func.attributes["arg_attrs"])]
     if not any(SDY_SHARDING in d for d in dicts):
         return
-    new = []
-    for d in dicts:
-        if SDY_SHARDING not in d:
-            new.append(d)
-            continue
-        entries = _entries(d)
-        sharding = entries.pop(SDY_SHARDING)
-        entries[FRONTEND] = _with(
-            entries.get(FRONTEND), ROUND_TRIP_SHARDING, strings.text(sharding)
-        )
-        entries[MHLO_SHARDING] = strings.hlo(sharding)
-        new.append(ir.DictAttr.get(entries))
+    new = [strings.arg(d) if SDY_SHARDING in d else d for d in dicts]
     func.attributes["arg_attrs"] = ir.ArrayAttr.get(new)
 
 
@@ -380,8 +394,7 @@ def _export_results(func: ir.Operation, strings: _Strings) -> None:
         if SDY_SHARDING not in d:
             new.append(d)
             continue
-        entries = _entries(d)
-        sharding = entries.pop(SDY_SHARDING)
+        sharding = d[SDY_SHARDING]
         value = values[k]
         call = ir.Operation.create(
             "stablehlo.custom_call",
@@ -396,8 +409,7 @@ def _export_results(func: ir.Operation, strings: _Strings) -> None:
             ip=ip,
         )
         ret.operands[k] = call.results[0]
-        entries[MHLO_SHARDING] = strings.hlo(sharding)
-        new.append(ir.DictAttr.get(entries))
+        new.append(strings.result(d))
     func.attributes["res_attrs"] = ir.ArrayAttr.get(new)
 
 
