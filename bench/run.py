@@ -504,6 +504,13 @@ def plugin_wrapper_cost(runs: int = 10) -> float | None:
         f"  first call {r['first_ms']:.0f} ms, imports and checks {r['imports_ms']:.0f} ms "
         f"before it (use_plugin), cache hit {r['hit_ms']:.2f} ms"
     )
+    cores = os.cpu_count() or 1
+    if r["loadavg"] > cores:
+        print(
+            f"  the machine is busy (load average {r['loadavg']:.1f} on {cores} cores): wall "
+            f"times are inflated; the hook's CPU time, {r['hook_cpu_ms']:.1f} ms, is what an "
+            "idle machine's wall time comes close to"
+        )
     return r["hook_ms"]
 
 
