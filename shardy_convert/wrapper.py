@@ -208,7 +208,9 @@ def _convert_mlir(
     form = formats.detect(code)
     version = formats.portable_version(code) if form == "portable" else _plugin_version()
     num_devices = opts.num_partitions * opts.num_replicas
-    with _context() as ctx:
+    from .mlir import thread_context
+
+    with thread_context() as ctx:
         mod = formats.load(code, ctx, trusted=True)
         name = _module_name(mod)
         try:
@@ -219,24 +221,6 @@ def _convert_mlir(
                 f"cannot convert {name} for the Shardy partitioner ({num_devices} devices): {e}"
             ) from None
     return (out if isinstance(out, bytes) else out.encode()), order
-
-
-# Each thread converts in one MLIR context of its own (making one costs ~3 ms), renewed after
-# this many programs: a context keeps every attribute and type ever made in it.
-_CONTEXT_PROGRAMS = 32
-_thread = threading.local()
-
-
-def _context():
-    """The calling thread's MLIR context for one more program."""
-    from . import compat
-    from .mlir import new_context
-
-    ctx, used = getattr(_thread, "context", (None, 0))
-    if ctx is None or used >= _CONTEXT_PROGRAMS or not compat.contexts_reusable():
-        ctx, used = new_context(), 0
-    _thread.context = (ctx, used + 1)
-    return ctx
 
 
 def _to_shardy(mod, opts: compile_options.CompileOptions) -> tuple[int, ...] | None:
