@@ -305,11 +305,12 @@ def opt(input, passes, split_input_file, mesh, num_devices) -> None:
 
 def _check_one_module(text: str | None, file: str) -> None:
     """opt runs on one module, as mlir-opt does: a dump is refused, saying so."""
-    from .dump import graphs, is_dump
+    from .dump import read
 
-    if text is None or not is_dump(text):
+    source = None if text is None else read(text, file)  # a malformed dump: located error
+    if source is None or not source.is_dump:
         return
-    count = len(graphs(text))
+    count = len(source.graphs)
     raise ShardyConvertError(
         f"a torch_xla dump ({count} graph{'s' * (count != 1)}): opt runs on one module "
         "(convert runs on dumps)",

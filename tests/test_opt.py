@@ -93,6 +93,14 @@ def test_a_dump_is_refused_saying_so():
     assert result.stdout == ""
 
 
+def test_a_malformed_dump_is_an_error_naming_the_file(tmp_path):
+    path = tmp_path / "zero.dump"
+    path.write_text("TensorsGraphInfo:\n  Python Frames:\n")
+    result = run("opt", path, "-p", "v1-to-v2")
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(f"{path}:1:1: error: no ## BEGIN_GRAPH in this dump")
+
+
 def test_a_shardy_pass_nested_where_mlir_would_abort_is_refused():
     """MLIR aborts the process when some module-only Shardy passes are nested under
     func.func; the check runs in a child, so the command still reports a usage error."""
