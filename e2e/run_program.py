@@ -21,7 +21,7 @@ HOOKS = {"recorder": "e2e.recorder:on_compile", "raising": "e2e.recorder:raising
 
 
 def setup(args, devices: int):
-    if args.mode == "cpu":
+    if args.mode in ("cpu", "eager"):
         os.environ["PJRT_DEVICE"] = "CPU"
         os.environ["CPU_NUM_DEVICES"] = str(devices)
         return None
@@ -50,19 +50,22 @@ def main() -> None:
     parser.add_argument("--plugin")
     parser.add_argument("--hlo", action="store_true", help="HLO protos, no XLA_STABLEHLO_COMPILE")
     args = parser.parse_args()
-    from e2e.programs import PROGRAMS
+    from e2e import other_programs, programs
 
-    fn, devices = PROGRAMS[args.program]
+    fn, devices = {**programs.PROGRAMS, **other_programs.PROGRAMS}[args.program]
     facts: dict = {}
     try:
         handle = setup(args, devices)
         import numpy as np
         import torch_xla.runtime as xr
 
-        xr.use_spmd()
+        programs.EAGER = args.mode == "eager"
+        if not programs.EAGER:
+            xr.use_spmd()
         arrays = fn()
         np.savez(args.out / "arrays.npz", **arrays)
         facts["devices"] = int(xr.global_runtime_device_count())
+        facts["runtime"] = "eager" if programs.EAGER else xr.device_type()
     except Exception as e:  # reported to the test, which decides whether it was expected
         facts["error"] = f"{type(e).__name__}: {e}"
         handle = locals().get("handle")

@@ -25,6 +25,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 900
 REASSOCIATION = 1e-5
+# What each mode must have run on: the built-in runtime, the wrapper, plain PyTorch.
+RUNTIMES = {"cpu": "CPU", "wrapper": "SHARDY", "eager": "eager"}
 
 
 def _start(program: str, mode: str, out: Path, *extra: str) -> subprocess.Popen:
@@ -59,6 +61,8 @@ def run(
     if reference:
         children[reference] = _start(program, reference, tmp_path / reference)
     facts = {mode: _finish(child, tmp_path / mode) for mode, child in children.items()}
+    for mode, ran in facts.items():
+        assert "error" in ran or ran["runtime"] == RUNTIMES[mode], (mode, ran.get("runtime"))
     return facts.get(reference, {}), facts["wrapper"]
 
 
