@@ -24,6 +24,7 @@ from typing import BinaryIO
 
 from . import dump
 from .errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe
+from .streams import write_all
 
 SUFFIXES = (".mlir", ".mlirbc", ".dump", ".stablehlo", ".txt")
 STDIN = "-"
@@ -218,7 +219,7 @@ def write(result: str | bytes, target: Path | None, stdout: BinaryIO | None = No
     """
     data = result.encode() if isinstance(result, str) else result
     if target is None:
-        _write_stream(data, stdout or sys.stdout.buffer, "<stdout>")
+        write_all(data, stdout or sys.stdout.buffer, "<stdout>")
         return
     real = Path(os.path.realpath(target))
     try:
@@ -231,20 +232,6 @@ def write(result: str | bytes, target: Path | None, stdout: BinaryIO | None = No
         _write_in_place(data, real, target)
     else:
         _replace(data, real, target, st)
-
-
-def _write_stream(data: bytes, stream: BinaryIO, name: str) -> None:
-    """All of `data`: a buffered stream returns a short count, with no error, when a pipe's
-    reader goes away mid-write; the error (BrokenPipeError) comes with the next write."""
-    view = memoryview(data)
-    try:
-        while view:
-            view = view[stream.write(view) :]
-        stream.flush()
-    except BrokenPipeError:
-        raise
-    except OSError as e:
-        raise ShardyConvertError(f"cannot write: {e.strerror}", file=name) from None
 
 
 def _write_in_place(data: bytes, real: Path, target: Path) -> None:

@@ -6,6 +6,7 @@ Exit codes: 0 success, 1 a conversion failure (each reported as `FILE[:graph N]:
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import warnings
 from typing import ClassVar
@@ -40,18 +41,33 @@ class _LazyGroup(click.Group):
         return getattr(importlib.import_module(module), attr)
 
     def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
-            raise
-        except UsageError as e:
-            raise click.UsageError(e.message) from None
-        except BrokenPipeError:
-            _quiet_stdout()
-            raise click.exceptions.Exit(1) from None
-        except Exception as e:
-            click.echo(describe(e), err=True)
-            raise _Failed() from None
+        with _whole_writes_to_stdout():
+            try:
+                return super().invoke(ctx)
+            except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+                raise
+            except UsageError as e:
+                raise click.UsageError(e.message) from None
+            except BrokenPipeError:  # `... | head`: exit 1 (not all was delivered), quietly
+                _quiet_stdout()
+                raise click.exceptions.Exit(1) from None
+            except Exception as e:
+                click.echo(describe(e), err=True)
+                raise _Failed() from None
+
+
+@contextlib.contextmanager
+def _whole_writes_to_stdout():
+    """sys.stdout, for the command's time, delivering every write whole or raising
+    BrokenPipeError (see `streams`): a cut-off output never exits 0."""
+    from .streams import whole_text_writes
+
+    saved = sys.stdout
+    sys.stdout = whole_text_writes(saved) or saved
+    try:
+        yield
+    finally:
+        sys.stdout = saved
 
 
 def _quiet_stdout() -> None:
@@ -296,8 +312,8 @@ def opt(input, passes, split_input_file, mesh, num_devices) -> None:
         try:
             result = _warnings_named(input, run_passes, case, steps, options)
             write(result, None)  # all of it, or BrokenPipeError
-        except ShardyConvertError as e:
-            click.echo(str(e.located(file=input)), err=True)
+        except ShardyConvertError as e:  # reported; the next case still runs (like mlir-opt)
+            click.echo(describe(e, file=input), err=True)
             failures += 1
     if failures:
         raise _Failed()

@@ -26,14 +26,14 @@ def diff(a, b, normalize, inline) -> None:
         raise click.UsageError("give two inputs A B, or one input with --normalize")
     if a == b == "-":
         raise click.UsageError("stdin (-) is given more than once; it can be read once")
-    try:
-        if normalize:
-            click.echo(canonical_text(read_input(a), inline=inline), nl=False)
-            return
-        result = compare(read_input(a), read_input(b), (a, b), inline=inline)
-    except ShardyConvertError as e:
-        click.echo(str(e.located(file=a if normalize else None)), err=True)
-        raise click.exceptions.Exit(1) from None
+    if normalize:
+        try:
+            text = canonical_text(read_input(a), inline=inline)
+        except ShardyConvertError as e:
+            raise e.located(file=a) from None  # printed by the group's error boundary
+        click.echo(text, nl=False)
+        return
+    result = compare(read_input(a), read_input(b), (a, b), inline=inline)
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
     for difference in result.differences:

@@ -9,7 +9,6 @@ import shlex
 import click
 
 from . import wrapper
-from .errors import ShardyConvertError
 
 
 @click.command("plugin-wrapper")
@@ -32,11 +31,6 @@ def plugin_wrapper(plugin, on_error, emit) -> None:
     Load the printed library as the framework's PJRT plugin, in a process with these variables
     set and a Python interpreter (the conversion runs in it).
     """
-    try:
-        path = wrapper.library_path()
-    except ShardyConvertError as e:
-        click.echo(f"error: {e.message}", err=True)
-        raise click.exceptions.Exit(1) from None
-    click.echo(path)
+    click.echo(wrapper.library_path())  # a ShardyConvertError: the group's error boundary
     for name, value in wrapper.environment(plugin, on_error=on_error, emit=emit).items():
         click.echo(f"export {name}={shlex.quote(value)}")

@@ -6,13 +6,20 @@ what was expected and where; the CLI prints them as ``FILE[:graph N]:LOC: error:
 
 from __future__ import annotations
 
+from typing import ClassVar, TypeVar
 
-class ShardyConvertError(Exception):
-    """A conversion failure with an optional location.
+_L = TypeVar("_L", bound="Located")
+
+
+class Located:
+    """What an error and a warning share: a message and where it applies.
 
     `location` is an MLIR-style location (``loc("x.py":3:1)`` or ``arg 0 of @main``) or None;
     `file` and `graph` are filled in by whoever knows them (the CLI, the dump reader).
+    `describe()` is the one line a user reads: ``FILE[:graph N]:LOC: KIND: MESSAGE``.
     """
+
+    kind: ClassVar[str]
 
     def __init__(
         self,
@@ -29,22 +36,29 @@ class ShardyConvertError(Exception):
         self.graph = graph
 
     def located(
-        self, *, location: str | None = None, file: str | None = None, graph: int | None = None
-    ) -> ShardyConvertError:
+        self: _L, *, location: str | None = None, file: str | None = None, graph: int | None = None
+    ) -> _L:
         """Fills in the parts of the location that are still unknown; returns self."""
         self.location = self.location or location
         self.file = self.file or file
         self.graph = self.graph if self.graph is not None else graph
         return self
 
+    def describe(self) -> str:
+        graph = None if self.graph is None else f"graph {self.graph}"
+        prefix = ":".join(p for p in (self.file, graph, self.location) if p)
+        head = f"{prefix}: " if prefix else ""
+        return f"{head}{self.kind}: {self.message}"
+
+
+class ShardyConvertError(Located, Exception):
+    """A conversion failure with an optional location (see `Located`); `str()` is the
+    located line."""
+
+    kind = "error"
+
     def __str__(self) -> str:
-        parts = [p for p in (self.file, _graph(self.graph), self.location) if p]
-        prefix = ":".join(parts)
-        return f"{prefix}: error: {self.message}" if prefix else f"error: {self.message}"
-
-
-def _graph(graph: int | None) -> str | None:
-    return None if graph is None else f"graph {graph}"
+        return self.describe()
 
 
 class ShardingSyntaxError(ShardyConvertError):
@@ -105,33 +119,14 @@ def describe(error: BaseException, file: str | None = None) -> str:
     return str(error.located(file=file))
 
 
-class ShardyConvertWarning(UserWarning):
+class ShardyConvertWarning(Located, UserWarning):
     """Something the converter had to guess (the device count), or a module it converted
     faithfully that Shardy will compile to another program (an uneven sharding). Located like
     an error; `describe()` gives ``FILE[:graph N]:LOC: warning: MESSAGE``. Library callers see
     it through Python's `warnings` (`warnings.catch_warnings(record=True)`, or
     `simplefilter("error", ShardyConvertWarning)` to stop on it); the CLI prints it."""
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        location: str | None = None,
-        file: str | None = None,
-        graph: int | None = None,
-    ):
-        super().__init__(message)
-        self.message = message
-        self.location = location
-        self.file = file
-        self.graph = graph
-
-    located = ShardyConvertError.located
-
-    def describe(self) -> str:
-        parts = [p for p in (self.file, _graph(self.graph), self.location) if p]
-        prefix = ":".join(parts)
-        return f"{prefix}: warning: {self.message}" if prefix else f"warning: {self.message}"
+    kind = "warning"
 
 
 class NoShardyFormError(ModuleError):

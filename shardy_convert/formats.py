@@ -135,8 +135,7 @@ def read_isolated(data: bytes) -> str:
 
 def _child_error(child: subprocess.CompletedProcess) -> NoReturn:
     if child.returncode == 1 and child.stdout.startswith(b"{"):
-        report = json.loads(child.stdout)
-        raise ModuleError(report["message"], location=report["location"])
+        raise _reported_error(json.loads(child.stdout))
     if child.returncode < 0:
         try:
             how = signal.Signals(-child.returncode).name
@@ -149,8 +148,17 @@ def _child_error(child: subprocess.CompletedProcess) -> NoReturn:
     raise ModuleError(f"cannot read the bytecode: MLIR's reader crashed on it ({how}){detail}")
 
 
+def _reported_error(report: dict) -> ModuleError:
+    """The error the child reported, raised here: ours as it was (message and location), any
+    other exception (jaxlib's own) named by its type."""
+    if report["ours"]:
+        return ModuleError(report["message"], location=report["location"])
+    return ModuleError(f"cannot read the bytecode: {report['type']}: {report['message']}")
+
+
 def _isolated_main() -> None:
-    """The child of `read_isolated`: bytecode on stdin, text (or an error as JSON) on stdout."""
+    """The child of `read_isolated`: bytecode on stdin; on stdout its text, or the exception
+    as data (JSON) for the parent to raise."""
     from .mlir import new_context
 
     data = sys.stdin.buffer.read()
@@ -158,10 +166,15 @@ def _isolated_main() -> None:
         with new_context() as ctx:
             module = _load_in_process(data, ctx)
             text = module.operation.get_asm(binary=True, enable_debug_info=True)
-    except Exception as e:  # reported to the parent, which raises it as a ModuleError
-        message = e.message if isinstance(e, ShardyConvertError) else f"cannot read: {e}"
-        location = e.location if isinstance(e, ShardyConvertError) else None
-        sys.stdout.write(json.dumps({"message": message, "location": location}))
+    except Exception as e:  # raised by the parent, see `_reported_error`
+        ours = isinstance(e, ShardyConvertError)
+        report = {
+            "ours": ours,
+            "type": type(e).__name__,
+            "message": e.message if ours else str(e),
+            "location": e.location if ours else None,
+        }
+        sys.stdout.write(json.dumps(report))
         sys.exit(1)
     sys.stdout.buffer.write(text)
 
