@@ -16,9 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jax._src.lib import xla_client
 
-import shardy_convert.sharding.iota as iota_module
+import shardy_convert.sharding.iota_grouped as iota_module
 from shardy_convert.sharding import parse
-from shardy_convert.sharding.iota import grouped_iota_form, iota_array
+from shardy_convert.sharding.iota import iota_array
+from shardy_convert.sharding.iota_grouped import grouped_iota_form
 
 PROPERTY = settings(derandomize=True, max_examples=300, deadline=None)
 

@@ -10,7 +10,9 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import ShardingValueError
-from .iota import canonical_iota, group_minor_sorted, grouped_iota_form, iota_form
+from .iota import canonical_iota, iota_form
+from .iota_grouped import grouped_iota_form
+from .iota_rewrites import group_minor_sorted
 from .tiles import Tiles
 
 

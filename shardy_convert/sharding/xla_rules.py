@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .iota import group_minor_sorted, transpose_iota
+from .iota_rewrites import group_minor_sorted, transpose_iota
 from .model import HloSharding, Kind, SubgroupType, collapsed_subgroups
 from .tiles import Tiles
 
