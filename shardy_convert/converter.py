@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from jaxlib.mlir import ir
 
 from . import formats, pipeline
-from .errors import ModuleError, ShardyConvertError, ShardyConvertWarning
+from .errors import ModuleError, ShardyConvertError, ShardyConvertWarning, clip
 from .mlir import has_locations, mlir_error, new_context, run_pipeline
 from .sharding.tiles import MAX_DEVICES
 from .walker import body, sites
@@ -268,20 +268,16 @@ def parse_mesh(mesh: Sequence[tuple[str, int]] | str | None) -> tuple[tuple[str,
 
 def _check_mesh_axis(mesh: str, part: str) -> tuple[str, int]:
     """One `NAME=SIZE` of a mesh; errors quote `part` as it was written."""
-    shown = mesh if len(mesh) <= 80 else mesh[:77] + "..."
+    shown = clip(mesh, 80)
     name, equals, size = (x.strip() for x in part.partition("="))
     if not equals or not _MESH_NAME.fullmatch(name) or not size.isascii() or not size.isdigit():
         raise ShardyConvertError(
             f'mesh "{shown}": expected NAME=SIZE,... with names of letters, digits, "_", "." '
-            f'or "-", got "{_clip(part, 40)}"'
+            f'or "-", got "{clip(part, 40)}"'
         )
     if len(size.lstrip("0")) > 9 or not 1 <= int(size) <= MAX_DEVICES:
         raise ShardyConvertError(
-            f'mesh "{shown}": axis "{name[:40]}" has size {_clip(size, 20)}, not one from 1 to '
+            f'mesh "{shown}": axis "{name[:40]}" has size {clip(size, 20)}, not one from 1 to '
             f"{MAX_DEVICES}"
         )
     return name, int(size)
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -39,13 +39,10 @@ from jaxlib.mlir import ir
 
 from . import dump
 from .diff_view import How, Op, View, canonical_backend_configs, comparable, view
-from .errors import NoShardyFormError, ShardyConvertError, ShardyConvertWarning
+from .errors import NoShardyFormError, ShardyConvertError, ShardyConvertWarning, clip
 from .mlir import new_context, print_module
 from .sharding.canonical import canonical
 from .walker import transform_shardings
-
-_CLIP = 120
-
 
 # --- results --------------------------------------------------------------------------------
 
@@ -197,7 +194,7 @@ _PARTS = ("op", "operands", "attributes", "result types")
 def _compare(a: View, b: View, result: Comparison) -> None:
     if a.attributes != b.attributes:
         result.differences.append(
-            Difference("module attributes", _clip(a.attributes), _clip(b.attributes))
+            Difference("module attributes", clip(a.attributes), clip(b.attributes))
         )
     broken = _compare_funcs(a, b, result)
     _compare_placements(a, b, broken, result)
@@ -230,8 +227,8 @@ def _first_op_difference(name: str, a: list[Op], b: list[Op]) -> Difference | No
             what += f" ({x.parts[0]}) {_PARTS[part]}"
         return Difference(
             what,
-            _clip(x.parts[part]),
-            _clip(y.parts[part]),
+            clip(x.parts[part]),
+            clip(y.parts[part]),
             x.location,
             y.location,
         )
@@ -258,10 +255,6 @@ def _compare_placements(a: View, b: View, broken: set[str], result: Comparison) 
     for q in b.placements:
         if q.key not in seen and not (q.key[1] == "op" and q.key[0] in broken):
             result.differences.append(Difference(q.what, "no sharding", str(q), None, q.location))
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= _CLIP else text[: _CLIP - 3] + "..."
 
 
 # --- inputs: modules and dumps --------------------------------------------------------------

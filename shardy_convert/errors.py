@@ -6,6 +6,8 @@ what was expected and where; the CLI prints them as ``FILE[:graph N]:LOC: error:
 
 from __future__ import annotations
 
+import traceback
+from pathlib import Path
 from typing import ClassVar, TypeVar
 
 _L = TypeVar("_L", bound="Located")
@@ -69,7 +71,7 @@ class ShardingSyntaxError(ShardyConvertError):
 
     def __init__(self, message: str, text: str, column: int, **kwargs):
         pointer = f'\n  "{text}"\n   {" " * (column - 1)}^' if len(text) <= 200 else ""
-        super().__init__(f'{message} at column {column} of "{_clip(text)}"{pointer}', **kwargs)
+        super().__init__(f'{message} at column {column} of "{clip(text)}"{pointer}', **kwargs)
         self.text = text
         self.column = column
 
@@ -90,7 +92,9 @@ class DumpError(ShardyConvertError):
     """A torch_xla dump file with no graphs or an unterminated graph."""
 
 
-def _clip(text: str, limit: int = 120) -> str:
+def clip(value: object, limit: int = 120) -> str:
+    """`str(value)`, cut to `limit` characters ending in `...`: how messages quote input."""
+    text = str(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -106,6 +110,26 @@ class InternalError(ShardyConvertError):
     def __init__(self, cause: BaseException, **kwargs):
         super().__init__(f"internal error: {type(cause).__name__}: {cause}", **kwargs)
         self.__cause__ = cause
+
+
+def where(error: BaseException) -> str:
+    """An exception and the innermost frame it was raised in: ``KeyError: 'x' (at
+    shardy_convert/converter.py:120 in convert)``, the summary of a bug for a log line."""
+    text = f"{type(error).__name__}: {error}"
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return text
+    frame = frames[-1]
+    return f"{text} (at {_short_path(frame.filename)}:{frame.lineno} in {frame.name})"
+
+
+def _short_path(path: str) -> str:
+    """`.../site-packages/shardy_convert/x.py` -> `shardy_convert/x.py`; others as they are."""
+    parts = Path(path).parts
+    for package in ("shardy_convert", "passes"):
+        if package in parts:
+            return "/".join(parts[len(parts) - 1 - parts[::-1].index(package) :])
+    return path
 
 
 def describe(error: BaseException, file: str | None = None) -> str:

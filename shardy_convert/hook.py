@@ -21,6 +21,10 @@ Failure policy: `on_error="raise"` raises ShardyConvertError; `"passthrough"` re
 program unchanged (the plugin compiles it with GSPMD, as before) and logs one warning per
 distinct program. The hook converts strictly: an uneven sharding (a dim its shard count does
 not divide, which Shardy compiles to another program) is such a failure, never a warning.
+A bug of ours (any other exception) never reaches the host as itself: it is an `InternalError`
+(a ShardyConvertError whose `__cause__` is the exception) that follows the same policy, is
+counted among the failures and apart (`stats.internal_errors`) and, passed through, is logged
+with where it happened and its traceback, so that it can be reported.
 """
 
 from __future__ import annotations
@@ -33,11 +37,15 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .errors import ShardyConvertError
+from .errors import InternalError, ShardyConvertError, where
 
 log = logging.getLogger("shardy_convert.hook")
 
 POLICIES = ("raise", "passthrough")
+INTERNAL_ERROR = (
+    "shardy-convert: internal error (a bug, please report it), compiling this program "
+    "unconverted: %s"
+)
 
 
 @dataclass
@@ -46,12 +54,14 @@ class Stats:
 
     hits: int = 0
     misses: int = 0
-    failures: int = 0
+    failures: int = 0  # programs not converted (no Shardy form, or a bug of ours)
+    internal_errors: int = 0  # of those failures, the ones a bug of ours caused
     seconds: float = 0.0
 
     def __str__(self) -> str:
+        bugs = f" ({self.internal_errors} internal errors)" if self.internal_errors else ""
         return (
-            f"{self.hits} hits, {self.misses} misses, {self.failures} failures, "
+            f"{self.hits} hits, {self.misses} misses, {self.failures} failures{bugs}, "
             f"{self.seconds * 1000:.1f} ms converting"
         )
 
@@ -97,6 +107,7 @@ class Hook:
                 self._cache[key] = entry
                 self.stats.misses += 1
                 self.stats.failures += entry.error is not None
+                self.stats.internal_errors += isinstance(entry.error, InternalError)
                 while len(self._cache) > self.cache_size:
                     self._cache.popitem(last=False)
         if entry.error is not None and self.on_error == "raise":
@@ -126,6 +137,10 @@ class Hook:
             if self.on_error == "passthrough":
                 log.warning("shardy-convert: compiling this program unconverted: %s", e)
             result = _Entry(program, e)
+        except Exception as e:  # a bug of ours: never the host's crash (see the module doc)
+            result = _Entry(program, InternalError(e))
+            if self.on_error == "passthrough":
+                log.warning(INTERNAL_ERROR, where(e), exc_info=e)
         with self._lock:
             self.stats.seconds += time.perf_counter() - start
         return result

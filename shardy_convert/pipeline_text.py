@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields
 
-from .errors import UsageError
+from .errors import UsageError, clip
 
 _NAME = re.compile(r"[A-Za-z0-9_.\-]+")
 
@@ -80,7 +80,7 @@ class _Parser:
         self.pos = 0
 
     def fail(self, expected: str):
-        shown = self.text if len(self.text) <= 120 else self.text[:117] + "..."
+        shown = clip(self.text)
         raise UsageError(f'pass pipeline "{shown}": {expected} at column {self.pos + 1}')
 
     def skip(self) -> None:

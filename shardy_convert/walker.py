@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from jaxlib.mlir import ir
 
-from .errors import ModuleError, ShardyConvertError
+from .errors import ModuleError, ShardyConvertError, clip
 from .import_rules import Placed, ValueType
 from .mlir import format_location, string_value
 from .sharding import HloSharding, parse
@@ -96,7 +96,7 @@ def num_partitions(module: ir.Operation) -> int | None:
     attr = module.attributes["mhlo.num_partitions"]
     if not isinstance(attr, ir.IntegerAttr) or ir.IntegerAttr(attr).value < 1:
         raise ModuleError(
-            f"mhlo.num_partitions must be a positive integer, not {_clip(attr)}",
+            f"mhlo.num_partitions must be a positive integer, not {clip(attr)}",
             location=join_location(
                 format_location(module.location), "module attribute mhlo.num_partitions"
             ),
@@ -189,7 +189,7 @@ def _module_sites(mod: ir.Operation, attr: str) -> Iterator[Site]:
         return
     if not isinstance(value, ir.ArrayAttr):
         raise ModuleError(
-            f"{attr} must be a string or an array of strings, not {_clip(value)}",
+            f"{attr} must be a string or an array of strings, not {clip(value)}",
             location=join_location(format_location(mod.location), f"module attribute {attr}"),
         )
     for k, item in enumerate(value):
@@ -224,21 +224,16 @@ def _site(kind: str, owner: ir.Operation, index: int, attr: ir.Attribute, name=S
 def _check_sharding_attr(site: Site, attr: ir.Attribute) -> None:
     if not isinstance(attr, ir.StringAttr):
         raise ModuleError(
-            f'{site.attr} must be a string like "{{replicated}}", not {_clip(attr)}',
+            f'{site.attr} must be a string like "{{replicated}}", not {clip(attr)}',
             location=site.location,
         )
     try:
         attr.value_bytes.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ModuleError(
-            f'{site.attr} "{_clip(site.text)}" is not UTF-8 text (byte {e.start})',
+            f'{site.attr} "{clip(site.text)}" is not UTF-8 text (byte {e.start})',
             location=site.location,
         ) from None
-
-
-def _clip(value: object, limit: int = 120) -> str:
-    text = str(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def find_ops(root: ir.Operation, keep: Callable[[ir.Operation], bool]) -> list[ir.Operation]:

@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import compile_options
-from .errors import ShardyConvertError
+from .errors import InternalError, ShardyConvertError, where
+from .hook import INTERNAL_ERROR
 
 log = logging.getLogger("shardy_convert.wrapper")
 
@@ -84,12 +85,14 @@ class Counters:
     cached: int = 0  # served from the cache of earlier conversions
     passed_through: int = 0  # compiled unconverted with GSPMD (on_error="passthrough")
     failed: int = 0  # compile refused with the conversion error (on_error="raise")
+    internal_errors: int = 0  # of those passed through or failed, the ones a bug of ours caused
     seconds: float = 0.0  # time spent converting (cache misses)
 
     def __str__(self) -> str:
+        bugs = f" ({self.internal_errors} internal errors)" if self.internal_errors else ""
         return (
             f"{self.converted} converted, {self.cached} from cache, {self.passed_through} "
-            f"passed through, {self.failed} failed, {self.seconds * 1000:.0f} ms converting"
+            f"passed through, {self.failed} failed{bugs}, {self.seconds * 1000:.0f} ms converting"
         )
 
 
@@ -100,6 +103,7 @@ class _Result:
     options: bytes
     order: bytes = b""  # int32s: partition k runs the caller's partition order[k]
     error: str | None = None
+    bug: bool = False  # the error is an internal error (see hook.py's failure policy)
 
 
 @dataclass
@@ -136,6 +140,7 @@ class Session:
                 self.counters.passed_through += 1
             else:
                 self.counters.failed += 1
+            self.counters.internal_errors += result.bug
         if result.error is not None and self.on_error != "passthrough":
             raise ShardyConvertError(result.error)
         return result.code, result.format, result.options, result.order
@@ -149,6 +154,10 @@ class Session:
                 log.warning("shardy-convert: compiling a program with GSPMD: %s", e)
             error = e.message if e.location is None else str(e)
             result = _Result(code, form, options, error=error)
+        except Exception as e:  # a bug of ours: the same policy as hook.Hook's
+            if self.on_error == "passthrough":
+                log.warning(INTERNAL_ERROR, where(e), exc_info=e)
+            result = _Result(code, form, options, error=InternalError(e).message, bug=True)
         with self._lock:
             self.counters.seconds += time.perf_counter() - start
         return result

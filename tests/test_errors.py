@@ -20,6 +20,7 @@ from shardy_convert.errors import (
     ShardingValueError,
     ShardyConvertError,
     ShardyConvertWarning,
+    clip,
 )
 
 PACKAGE = Path(shardy_convert.__file__).parent
@@ -99,3 +100,11 @@ def test_bytecode_child_reports_a_foreign_exception_by_its_type(monkeypatch):
     with pytest.raises(ShardyConvertError) as raised:
         formats._child_error(child)
     assert str(raised.value) == "error: cannot read the bytecode: RuntimeError: bad artifact"
+
+
+@pytest.mark.parametrize(
+    ("value", "limit", "quoted"),
+    [("short", 120, "short"), ("x" * 130, 120, "x" * 117 + "..."), (12345, 4, "1...")],
+)
+def test_messages_quote_input_clipped_in_one_way(value, limit, quoted):
+    assert clip(value, limit) == quoted

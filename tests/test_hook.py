@@ -12,7 +12,7 @@ import pytest
 
 from shardy_convert import dump, formats
 from shardy_convert.check import compare, compile_module
-from shardy_convert.errors import ShardyConvertError
+from shardy_convert.errors import InternalError, ShardyConvertError
 from shardy_convert.hook import Hook
 from shardy_convert.sharding import parse
 
@@ -198,3 +198,49 @@ def test_documented_example_runs_on_both_clients():
     lines = result.stdout.splitlines()
     assert sum("same shardings as GSPMD on both clients" in line for line in lines) == 16
     assert lines[-1].startswith("hook: 24 hits, 8 misses, 0 failures")
+
+
+def _a_bug(program, **options):
+    return {}["no such key"]  # a bug of ours, met while converting
+
+
+def test_a_bug_is_passed_through_counted_apart_and_logged_with_where(monkeypatch, caplog):
+    """passthrough promises the run goes on with GSPMD: a bug of ours too, never the host's
+    crash; it is counted as an internal error (not a failure) and logged once per program,
+    with the frame it happened in and the traceback, to be reported. It is counted among the
+    failures and apart."""
+    monkeypatch.setattr("shardy_convert.converter.convert", _a_bug)
+    hook = Hook(on_error="passthrough")
+    with caplog.at_level(logging.WARNING, logger="shardy_convert.hook"):
+        assert hook(MATMUL) is MATMUL
+        assert hook(MATMUL) is MATMUL
+    (record,) = [r for r in caplog.records if "internal error" in r.message]
+    assert "KeyError: 'no such key' (at " in record.message
+    assert "test_hook.py:" in record.message
+    assert record.message.endswith(" in _a_bug)")
+    assert record.exc_info[0] is KeyError
+    assert (hook.stats.internal_errors, hook.stats.failures, hook.stats.hits) == (1, 1, 1)
+    assert "1 failures (1 internal errors)" in str(hook.stats)
+
+
+def test_a_bug_under_raise_is_a_shardy_convert_error_caused_by_it(monkeypatch):
+    monkeypatch.setattr("shardy_convert.converter.convert", _a_bug)
+    hook = Hook(on_error="raise")
+    with pytest.raises(InternalError, match="internal error: KeyError") as raised:
+        hook(MATMUL)
+    assert isinstance(raised.value, ShardyConvertError)
+    assert isinstance(raised.value.__cause__, KeyError)
+    assert (hook.stats.internal_errors, hook.stats.failures) == (1, 1)
+
+
+def test_a_bug_passed_through_keeps_the_gspmd_partitioner(monkeypatch):
+    monkeypatch.setattr("shardy_convert.converter.convert", _a_bug)
+    seen = {}
+
+    class Options:
+        use_shardy_partitioner = False
+
+    compile_fn = Hook(on_error="passthrough").wrap(lambda p, o: seen.update(p=p, o=o))
+    compile_fn(MATMUL, Options())
+    assert seen["p"] is MATMUL
+    assert seen["o"].use_shardy_partitioner is False

@@ -482,3 +482,23 @@ def test_the_callers_assignment_is_the_plugins_read_through_the_order():
     ) == tuple(range(10, 18))
     with pytest.raises(ShardyConvertError, match="device order"):
         compile_options.caller_assignment(plugin, [0, 0, 1, 2, 3, 4, 5, 6])
+
+
+def test_a_bug_follows_the_failure_policy_and_is_counted_apart(monkeypatch, caplog):
+    """passthrough: the compile goes on with GSPMD, the bug is logged with where it happened;
+    raise: the compile fails with the internal error (see hook.Hook's failure policy)."""
+
+    def a_bug(*args, **kwargs):
+        return {}["no such key"]
+
+    monkeypatch.setattr(wrapper, "convert_program", a_bug)
+    program, options = portable(MATMUL), jaxlib_options(8)
+    session = wrapper.Session(on_error="passthrough")
+    with caplog.at_level("WARNING", logger="shardy_convert.wrapper"):
+        assert session.compile(program, b"mlir", options) == (program, b"mlir", options, b"")
+    assert "KeyError: 'no such key' (at " in caplog.text
+    assert (session.counters.passed_through, session.counters.internal_errors) == (1, 1)
+    session = wrapper.Session()
+    with pytest.raises(ShardyConvertError, match="internal error: KeyError"):
+        session.compile(program, b"mlir", options)
+    assert (session.counters.failed, session.counters.internal_errors) == (1, 1)

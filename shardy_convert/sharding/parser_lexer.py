@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import ShardingSyntaxError, ShardingValueError
+from ..errors import ShardingSyntaxError, ShardingValueError, clip
 from .model import Kind
 
 # XLA's lexer skips whitespace, `/* ... */` and `// ...` comments between tokens.
@@ -77,7 +77,7 @@ class Cursor:
 
     def value_error(self, message: str, pos: int) -> ShardingValueError:
         """A well-formed but impossible value; quotes the text and names the column too."""
-        shown = self.text if len(self.text) <= 120 else self.text[:117] + "..."
+        shown = clip(self.text)
         error = ShardingValueError(f'{message} at column {pos + 1} of "{shown}"')
         error.text, error.column = self.text, pos + 1
         return error
