@@ -19,9 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from .errors import DumpError, ShardyConvertError, ShardyConvertWarning
+from .errors import DumpError, Located, ShardyConvertError, ShardyConvertWarning
 
 T = TypeVar("T")
+_L = TypeVar("_L", bound=Located)
 
 BEGIN = "## BEGIN_GRAPH"
 END = "## END_GRAPH"
@@ -44,8 +45,9 @@ class Graph:
         """A `LINE:COL...` location in the graph's own text, as a location in the dump."""
         return shift_location(location, self.first_line - 1)
 
-    def locate(self, error: ShardyConvertError, file: str | None = None) -> ShardyConvertError:
-        """`error` (raised on this graph's text) located in the input: file, graph, line."""
+    def locate(self, error: _L, file: str | None = None) -> _L:
+        """`error` (or warning, raised on this graph's text) located in the input: file,
+        graph, line."""
         error.location = self.shift(error.location)
         return error.located(file=file, graph=self.index)
 

@@ -382,3 +382,20 @@ def test_fresh_process_batch_of_device_counts_with_xla_logging_on(tmp_path):
         f"{bad}:1:17: arg 0 of @main: error: device id 2 is listed twice at column 21 of "
         '"{devices=[2,2]0,1,2,2}"'
     ], result.stderr
+
+
+def test_warnings_are_located_as_convert_locates_them(tmp_path):
+    """1x128 split 8 ways: the uneven-sharding warning reads as `convert` writes it (file,
+    line, value), not reworded with the location dropped."""
+    module = tmp_path / "uneven.mlir"
+    module.write_text(
+        'func.func @main(%arg0: tensor<1x128xf32> {mhlo.sharding = "{devices=[8,1]<=[8]}"})'
+        " -> tensor<1x128xf32> {\n"
+        "  %0 = stablehlo.add %arg0, %arg0 : tensor<1x128xf32>\n"
+        "  return %0 : tensor<1x128xf32>\n}\n"
+    )
+    converted = run("convert", module)
+    checked = run("check", "--no-reference", module)
+    (warning,) = [line for line in converted.stderr.splitlines() if ": warning: " in line]
+    assert warning.startswith(f"{module}:1:")
+    assert warning in checked.stderr.splitlines()
