@@ -108,7 +108,7 @@ class InternalError(ShardyConvertError):
     other inputs; the exception is its `__cause__`."""
 
     def __init__(self, cause: BaseException, **kwargs):
-        super().__init__(f"internal error: {type(cause).__name__}: {cause}", **kwargs)
+        super().__init__(f"internal error: {where(cause)}", **kwargs)
         self.__cause__ = cause
 
 

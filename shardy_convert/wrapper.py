@@ -37,7 +37,7 @@ from pathlib import Path
 
 from . import compile_options
 from .errors import InternalError, ShardyConvertError, where
-from .hook import INTERNAL_ERROR
+from .hook import INTERNAL_ERROR, POLICIES
 
 log = logging.getLogger("shardy_convert.wrapper")
 
@@ -46,7 +46,6 @@ ENV_PLUGIN = "SHARDY_CONVERT_PLUGIN"
 ENV_ON_ERROR = "SHARDY_CONVERT_ON_ERROR"
 ENV_EMIT = "SHARDY_CONVERT_EMIT"
 ENV_HOOK = "SHARDY_CONVERT_HOOK"
-POLICIES = ("raise", "passthrough")
 EMITS = ("portable", "text", "bytecode")
 _CACHE_SIZE = 256
 

@@ -206,9 +206,8 @@ def _a_bug(program, **options):
 
 def test_a_bug_is_passed_through_counted_apart_and_logged_with_where(monkeypatch, caplog):
     """passthrough promises the run goes on with GSPMD: a bug of ours too, never the host's
-    crash; it is counted as an internal error (not a failure) and logged once per program,
-    with the frame it happened in and the traceback, to be reported. It is counted among the
-    failures and apart."""
+    crash; it is counted among the failures and apart, as an internal error, and logged once
+    per program with the frame it happened in and the traceback, to be reported."""
     monkeypatch.setattr("shardy_convert.converter.convert", _a_bug)
     hook = Hook(on_error="passthrough")
     with caplog.at_level(logging.WARNING, logger="shardy_convert.hook"):
