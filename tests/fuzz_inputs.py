@@ -273,7 +273,7 @@ SHARDING_FAMILIES: dict[str, Callable[[random.Random], str]] = {
 
 
 def clip(text: str, limit: int = 120) -> str:
-    """How error messages quote a sharding string (errors._clip)."""
+    """How error messages quote a sharding string (errors.clip)."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
