@@ -8,7 +8,7 @@ import shlex
 
 import click
 
-from . import wrapper
+from . import plugin_library, wrapper
 
 
 @click.command("plugin-wrapper")
@@ -31,6 +31,9 @@ def plugin_wrapper(plugin, on_error, emit) -> None:
     Load the printed library as the framework's PJRT plugin, in a process with these variables
     set and a Python interpreter (the conversion runs in it).
     """
+    reason = plugin_library.why_not_a_plugin(plugin)
+    if reason:
+        raise click.BadParameter(f"{plugin}: {reason}", param_hint="PLUGIN")
     click.echo(wrapper.library_path())  # a ShardyConvertError: the group's error boundary
     for name, value in wrapper.environment(plugin, on_error=on_error, emit=emit).items():
         click.echo(f"export {name}={shlex.quote(value)}")

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from . import pjrt_plugin
 from .conftest import TESTDATA
 
 MATMUL = TESTDATA / "torch_xla" / "matmul_2x4.mlir"
@@ -74,7 +75,7 @@ SMALL_OUTPUTS = {
     "version": ["--version"],
     "diff": ["diff", MATMUL, MATMUL],
     "inspect-show": ["inspect", "--show", "arg0", MATMUL],
-    "plugin-wrapper": ["plugin-wrapper", MATMUL],
+    "plugin-wrapper": ["plugin-wrapper", pjrt_plugin.plugin_path()],
     "check": ["check", "--no-reference", MATMUL],
 }
 

@@ -502,3 +502,47 @@ def test_a_bug_follows_the_failure_policy_and_is_counted_apart(monkeypatch, capl
     with pytest.raises(ShardyConvertError, match="internal error: KeyError"):
         session.compile(program, b"mlir", options)
     assert (session.counters.failed, session.counters.internal_errors) == (1, 1)
+
+
+def _plugin_wrapper_cli(plugin):
+    from click.testing import CliRunner
+
+    from shardy_convert.cli import main
+
+    return CliRunner().invoke(main, ["plugin-wrapper", str(plugin)])
+
+
+def test_the_cli_refuses_a_file_that_is_not_a_shared_library(tmp_path):
+    module = tmp_path / "model.mlir"
+    module.write_text("module {}\n")
+    result = _plugin_wrapper_cli(module)
+    assert result.exit_code == 2, result.output
+    assert "not a shared library (no ELF header)" in result.output
+    assert "SHARDY_CONVERT_PLUGIN" not in result.output
+
+
+def test_the_cli_refuses_a_shared_library_without_the_pjrt_entry_point():
+    from pathlib import Path
+
+    numpy_dir = Path(np.__file__).parent
+    library = next(numpy_dir.glob("*core/_multiarray_umath*.so"))
+    result = _plugin_wrapper_cli(library)
+    assert result.exit_code == 2, result.output
+    assert "does not export GetPjrtApi (not a PJRT plugin)" in result.output
+
+
+def test_the_cli_refuses_a_truncated_library_without_a_traceback(tmp_path):
+    truncated = tmp_path / "plugin.so"
+    with open(pjrt_plugin.plugin_path(), "rb") as f:
+        truncated.write_bytes(f.read(200))
+    result = _plugin_wrapper_cli(truncated)
+    assert result.exit_code == 2, result.output
+    assert "truncated or malformed ELF file" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_the_wrapper_library_itself_is_a_pjrt_plugin_by_its_headers():
+    from shardy_convert.plugin_library import why_not_a_plugin
+
+    assert why_not_a_plugin(wrapper.library_path()) is None
+    assert why_not_a_plugin(pjrt_plugin.plugin_path()) is None
