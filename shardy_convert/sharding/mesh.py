@@ -259,6 +259,11 @@ class MeshPlan:
     def _refs_by_tile_dim(self, s: HloSharding) -> list[tuple[AxisRef, ...]]:
         return _refs_by_tile_dim(self, s)
 
+    def axes_of(self, s: HloSharding) -> list[tuple[AxisRef, ...]]:
+        """The (sub-)axes of each tile dim of a tiled sharding (data dims, then subgroups);
+        ShardingValueError when this mesh cannot express it."""
+        return _refs_by_tile_dim(self, s)
+
 
 @functools.lru_cache(maxsize=4096)
 def _tensor_sharding(plan: MeshPlan, s: HloSharding, rank: int, name: str) -> TensorSharding:
@@ -303,19 +308,26 @@ def plan_mesh(
     *,
     num_devices: int | None = None,
     hint: Sequence[tuple[str, int]] | None = None,
+    order: Sequence[int] | None = None,
 ) -> MeshPlan:
     """The global mesh for a module's shardings.
 
     `num_devices` is the count the caller knows (`--num-devices`, `mhlo.num_partitions`, the
     other graphs of a dump); tiled shardings must agree with it. With `hint` (`--mesh
-    batch=2,model=4`) the user's axis names, order and sizes are used as given.
+    batch=2,model=4`) the user's axis names, order and sizes are used as given. `order` (with
+    `hint`: a torch_xla `Mesh`'s `device_ids`, the device at each mesh position, row-major)
+    is the device order to use instead of one found from the shardings; a sharding that is no
+    view of that order fails when it is placed (`tensor_sharding`, `axes_of`).
     """
     leaves = {leaf for s in shardings for leaf in s.leaves()}
     tiled = sorted((s for s in leaves if s.kind is Kind.TILED and not s.is_replicated), key=str)
     maximal = tuple(sorted({s.device for s in leaves if s.kind is Kind.MAXIMAL}))
     counted = _device_count(tiled, num_devices, hint)
     n = counted or 1
-    order = find_device_order(tiled, n) if tiled else None
+    if order is not None:
+        order = _checked_order(order, n)
+    elif tiled:
+        order = find_device_order(tiled, n)
     if hint:
         spans = spans_from_sizes(hint)
     else:
@@ -325,6 +337,15 @@ def plan_mesh(
     axes = tuple((span.name, span.size) for span in spans)
     mesh = Mesh(axes, order if order and order != tuple(range(n)) else None)
     return MeshPlan(mesh, tuple(spans), order, maximal, device_count_known=counted is not None)
+
+
+def _checked_order(order: Sequence[int], n: int) -> tuple[int, ...] | None:
+    """A given device order as a tuple, None for the identity; it must order all n devices."""
+    order = tuple(int(d) for d in order)
+    if sorted(order) != list(range(n)):
+        shown = ", ".join(map(str, order[:16])) + (", ..." if len(order) > 16 else "")
+        raise ShardingValueError(f"device order [{shown}] is no order of {n} devices 0..{n - 1}")
+    return None if order == tuple(range(n)) else order
 
 
 def _device_count(
