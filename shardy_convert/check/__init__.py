@@ -14,12 +14,15 @@ The room:
 - `values.py`: outputs compared exactly or up to float reassociation (pure numpy).
 - `reference.py`: the unpartitioned program, and the Shardy program on the identity order.
 - `client.py`: the CPU client: device count, compile, execute, XLA's logging kept quiet.
+- `cost.py`: what a compiled program costs: collectives by kind, memory, FLOPs, XLA's
+  involuntary rematerializations (`program_cost`).
 - `signature.py`: @main's shapes and random inputs for them.
 """
 
 from __future__ import annotations
 
 from .client import Compiled, compile_module, ensure_devices, execute
+from .cost import Collectives, Cost, program_cost
 from .run import GraphCheck, check_inputs, device_count
 from .signature import Signature, main_signature, random_inputs
 from .values import Agreement, agreement, tolerance
@@ -27,7 +30,9 @@ from .verdict import Report, Verdict, compare, compare_programs, compare_values
 
 __all__ = [
     "Agreement",
+    "Collectives",
     "Compiled",
+    "Cost",
     "GraphCheck",
     "Report",
     "Signature",
@@ -42,6 +47,7 @@ __all__ = [
     "ensure_devices",
     "execute",
     "main_signature",
+    "program_cost",
     "random_inputs",
     "tolerance",
 ]

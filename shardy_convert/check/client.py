@@ -15,11 +15,13 @@ import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from ..errors import ShardyConvertError
 from ..mlir import cpp_stderr
+from .cost import Cost, program_cost
 from .signature import Signature, main_signature
 
 _DEVICE_FLAG = re.compile(r"--xla_force_host_platform_device_count=(\d+)")
@@ -60,13 +62,20 @@ def _backend():
 
 @dataclass
 class Compiled:
-    """One compiled program: its executable and the shardings XLA chose."""
+    """One compiled program: its executable, the shardings XLA chose, and what XLA wrote to
+    file descriptor 2 while compiling it (`log`)."""
 
     executable: object
     parameters: list
     outputs: list
     devices: list
     signature: Signature
+    log: str | None = None
+
+    @cached_property
+    def cost(self) -> Cost:
+        """Its collectives, memory, FLOPs and rematerializations (see `cost`)."""
+        return program_cost(self.executable, self.log)
 
 
 def compile_module(text: str | bytes, n: int, *, shardy: bool) -> Compiled:
@@ -89,14 +98,14 @@ def compile_module(text: str | bytes, n: int, *, shardy: bool) -> Compiled:
     build.use_shardy_partitioner = shardy
     build.device_assignment = xc.DeviceAssignment.create(np.arange(n).reshape(1, n))
     try:
-        with quiet():
+        with cpp_stderr() as log:  # XLA's warnings, among them its rematerializations
             exe = backend.compile_and_load(text, xc.DeviceList(tuple(devices)), options)
     except Exception as e:  # XlaRuntimeError: report which side failed
         side = "Shardy result" if shardy else "GSPMD original"
         raise ShardyConvertError(f"the {side} does not compile: {e}") from None
     parameters = _shardings(exe.get_parameter_shardings(), len(signature.args))
     outputs = _shardings(exe.get_output_shardings(), len(signature.results))
-    return Compiled(exe, parameters, outputs, devices, signature)
+    return Compiled(exe, parameters, outputs, devices, signature, "".join(log))
 
 
 def _shardings(protos: list | None, count: int) -> list:

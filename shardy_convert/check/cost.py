@@ -1,0 +1,176 @@
+"""What a partitioner compiled: one program's collectives, memory, FLOPs and XLA's warnings.
+
+Read from a compiled executable of jaxlib's PJRT client (`Client.compile_and_load`):
+- collectives: the instructions of the optimized, partitioned HLO
+  (`executable.hlo_modules()[0].to_string()`), counted by kind; their bytes are the byte sizes
+  of each collective's result, one device's program (a tuple result sums its elements). An
+  asynchronous pair (`all-gather-start` ... `all-gather-done`) counts once, with the `-done`'s
+  result. The count is static: a collective inside a loop body counts once, not per iteration.
+  Example: `%all-reduce.23 = (f32[], f32[]) all-reduce(...)` is one all-reduce of 8 bytes,
+  `%all-gather.1 = f32[1,64,32]{2,0,1} all-gather(...)` one all-gather of 8192 bytes.
+- memory: XLA's compiled memory stats (`get_compiled_memory_stats()`): temporaries, arguments,
+  outputs, aliased bytes; peak = arguments + outputs + temporaries - aliased (what the program
+  holds at once at most).
+- FLOPs: XLA's cost analysis (`cost_analysis()["flops"]`).
+- rematerializations: how often XLA logged `Involuntary full rematerialization` (it replicates
+  a tensor to re-partition it) on file descriptor 2 while it compiled: pass that text in.
+  XLA logs it at ERROR level: `TF_CPP_MIN_LOG_LEVEL=3` hides it, and then the count is unknown.
+
+A measure this jaxlib's executable cannot give is None ("n/a"), never a crash.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+COLLECTIVES = ("all-gather", "all-reduce", "all-to-all", "collective-permute", "reduce-scatter")
+REMATERIALIZATION = "Involuntary full rematerialization"
+
+# `  ROOT %name = SHAPE opcode(` : SHAPE may be a tuple with spaces, `(f32[], f32[4]{0})`.
+_INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%?[^\s=]+\s*=\s*(?P<shape>.+?)\s+(?P<op>[a-z][\w-]*)\(")
+# One array in a shape: `f32[1,64,32]`, `pred[]`, `s32[<=8]` (dynamic: its bound).
+_ARRAY = re.compile(r"\b(?P<type>[a-z][a-z0-9]*)\[(?P<dims>[^\]]*)\]")
+
+
+@dataclass(frozen=True)
+class Collectives:
+    """The collectives of one kind in a program: how many, and their results' bytes."""
+
+    count: int = 0
+    bytes: int = 0
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one compiled program costs (one device's share). None: this jaxlib cannot say."""
+
+    by_kind: dict[str, Collectives] = field(default_factory=dict)
+    temp_bytes: int | None = None
+    argument_bytes: int | None = None
+    output_bytes: int | None = None
+    alias_bytes: int | None = None
+    flops: float | None = None
+    rematerializations: int | None = None
+
+    @property
+    def collectives(self) -> int:
+        return sum(c.count for c in self.by_kind.values())
+
+    @property
+    def collective_bytes(self) -> int:
+        return sum(c.bytes for c in self.by_kind.values())
+
+    @property
+    def peak_bytes(self) -> int | None:
+        parts = (self.argument_bytes, self.output_bytes, self.temp_bytes)
+        if any(p is None for p in parts):
+            return None
+        return sum(parts) - (self.alias_bytes or 0)
+
+
+def program_cost(executable, stderr_text: str | None) -> Cost:
+    """The cost of a compiled executable; `stderr_text` is what XLA wrote to file descriptor 2
+    while compiling it (None when not captured: rematerializations unknown)."""
+    hlo = optimized_hlo(executable)
+    memory = _memory(executable)
+    return Cost(
+        by_kind=collectives(hlo) if hlo is not None else {},
+        temp_bytes=memory.get("temp"),
+        argument_bytes=memory.get("argument"),
+        output_bytes=memory.get("output"),
+        alias_bytes=memory.get("alias"),
+        flops=_flops(executable),
+        rematerializations=rematerializations(stderr_text),
+    )
+
+
+def optimized_hlo(executable) -> str | None:
+    """The optimized, partitioned HLO text of the executable's (first) module."""
+    modules = getattr(executable, "hlo_modules", None)
+    if modules is None:
+        return None
+    try:
+        return modules()[0].to_string()
+    except Exception:  # an executable that keeps no HLO (a deserialized one)
+        return None
+
+
+def collectives(hlo: str) -> dict[str, Collectives]:
+    """Collectives by kind in HLO text (kinds with none left out), in `COLLECTIVES` order."""
+    found: dict[str, list[int]] = {}
+    for line in hlo.splitlines():
+        m = _INSTRUCTION.match(line)
+        if m is None:
+            continue
+        kind = _kind(m.group("op"))
+        if kind is not None:
+            found.setdefault(kind, []).append(shape_bytes(m.group("shape")))
+    return {k: Collectives(len(found[k]), sum(found[k])) for k in COLLECTIVES if k in found}
+
+
+def _kind(op: str) -> str | None:
+    """The collective an opcode is (its `-done` half for an async pair), else None."""
+    name = op.removesuffix("-done")
+    return name if name in COLLECTIVES else None
+
+
+def shape_bytes(shape: str) -> int:
+    """Bytes of an HLO shape: `f32[2,3]{1,0}` is 24, `(f32[], s8[4])` is 8, `pred[]` is 1."""
+    total = 0
+    for m in _ARRAY.finditer(shape):
+        elements = 1
+        for dim in filter(None, m.group("dims").split(",")):
+            elements *= int(dim.strip().removeprefix("<="))
+        total += (elements * _bits(m.group("type")) + 7) // 8
+    return total
+
+
+def _bits(element_type: str) -> int:
+    """Bits of an element type: the number in its name (`bf16`, `f8e4m3fn`, `c64`, `s4`);
+    `pred` is a byte, `token` nothing."""
+    if element_type == "pred":
+        return 8
+    digits = re.search(r"\d+", element_type)
+    return int(digits.group()) if digits else 0
+
+
+def _memory(executable) -> dict[str, int]:
+    stats_of = getattr(executable, "get_compiled_memory_stats", None)
+    if stats_of is None:
+        return {}
+    try:
+        stats = stats_of()
+    except Exception:  # XlaRuntimeError: UNIMPLEMENTED on backends without the stats
+        return {}
+    names = ("temp", "argument", "output", "alias")
+    values = {n: getattr(stats, f"{n}_size_in_bytes", None) for n in names}
+    return {n: int(v) for n, v in values.items() if v is not None}
+
+
+def _flops(executable) -> float | None:
+    analyse = getattr(executable, "cost_analysis", None)
+    if analyse is None:
+        return None
+    try:
+        analysis = analyse()
+    except Exception:  # XlaRuntimeError: UNIMPLEMENTED
+        return None
+    if isinstance(analysis, list | tuple):  # older jaxlibs: one dict per module
+        analysis = analysis[0] if analysis else {}
+    flops = analysis.get("flops") if isinstance(analysis, dict) else None
+    return float(flops) if flops is not None else None
+
+
+def rematerializations(stderr_text: str | None) -> int | None:
+    """How often XLA logged an involuntary full rematerialization; None when its log was not
+    captured or its ERROR level is hidden (`TF_CPP_MIN_LOG_LEVEL` 3 or more)."""
+    if stderr_text is None or _errors_hidden():
+        return None
+    return stderr_text.count(REMATERIALIZATION)
+
+
+def _errors_hidden() -> bool:
+    level = os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0").strip()
+    return level.isdigit() and int(level) >= 3
