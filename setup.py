@@ -10,7 +10,7 @@ from pathlib import Path
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-WRAPPER = "shardy_convert._wrapper.libpjrt_shardy_wrapper"
+WRAPPER = "shardy_convert.plugin._wrapper.libpjrt_shardy_wrapper"
 
 
 class BuildWrapper(build_ext):
@@ -35,7 +35,7 @@ setup(
     ext_modules=[
         Extension(
             WRAPPER,
-            sources=["shardy_convert/_wrapper/pjrt_shardy_wrapper.c"],
+            sources=["shardy_convert/plugin/_wrapper/pjrt_shardy_wrapper.c"],
             extra_compile_args=["-O2", "-fvisibility=hidden", "-Wall"],
             libraries=["dl", "pthread"],
         )

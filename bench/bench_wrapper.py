@@ -48,7 +48,7 @@ def _files(paths: list[Path]) -> list[Path]:
 
 def _graphs(path: Path) -> list[tuple[str, str]]:
     """(name, text) of every graph of a module or dump file."""
-    from shardy_convert import dump
+    from shardy_convert.formats import dump
 
     text = path.read_text()
     if "## BEGIN_GRAPH" not in text:
@@ -58,7 +58,7 @@ def _graphs(path: Path) -> list[tuple[str, str]]:
 
 def _program(text: str) -> bytes | None:
     """The graph as torch_xla hands it to a plugin; None if it is no valid module."""
-    from shardy_convert.legacy_i1 import unpack_i1_hex
+    from shardy_convert.ir.legacy_i1 import unpack_i1_hex
     from tests import pjrt_plugin  # the test harness's PJRT client (pypjrt)
 
     # torch_xla's own serializer writes i1 constants jaxlib's text parser cannot read.
@@ -69,7 +69,7 @@ def _program(text: str) -> bytes | None:
 
 
 def _options(n: int) -> bytes:
-    from shardy_convert import compile_options
+    from shardy_convert.plugin import compile_options
 
     build = (
         compile_options._field(4, 1)
@@ -124,7 +124,7 @@ _first_ms: float | None = None
 
 def measure(name: str, text: str, program: bytes, runs: int, compile_it: bool) -> dict | None:
     global _first_ms
-    from shardy_convert import wrapper
+    from shardy_convert.plugin import wrapper
 
     n = _devices(text)
     if n is None:
@@ -175,7 +175,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-compile", action="store_true")
     args = ap.parse_args(argv)
     start = time.perf_counter()
-    from shardy_convert.torch_xla import _import_converter
+    from shardy_convert.plugin.torch_xla import _import_converter
 
     _import_converter()  # what `use_plugin` does up front
     imports_ms = (time.perf_counter() - start) * 1e3

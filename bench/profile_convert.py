@@ -46,14 +46,14 @@ def _timed(label: str, fn):
 
 
 PHASES = {
-    "shardy_convert.mlir": [
+    "shardy_convert.ir.mlir": [
         "new_context",
         "parse_module",
         "check_nesting",
         "print_module",
         "run_pipeline",
     ],
-    "shardy_convert.walker": ["sites", "op_sites", "transform_shardings"],
+    "shardy_convert.ir.walker": ["sites", "op_sites", "transform_shardings"],
     "shardy_convert.converter": ["convert_module", "_check_no_gspmd_left", "_verify", "is_shardy"],
 }
 
@@ -74,9 +74,9 @@ def _targets() -> dict[int, tuple[str, object]]:
 def instrument() -> None:
     """Wraps the converter's phase functions wherever they were imported by name."""
     from jaxlib.mlir import passmanager
-    from shardy_convert.passes import PASSES
 
-    import shardy_convert.mlir as M
+    import shardy_convert.ir.mlir as M
+    from shardy_convert.passes.registry import PASSES
 
     targets = _targets()
     # Replace every module-level reference (the converter imports names directly).
@@ -140,7 +140,7 @@ def main(argv=None) -> int:
     from jaxlib.mlir import ir
 
     import shardy_convert
-    from shardy_convert.mlir import new_context
+    from shardy_convert.ir.mlir import new_context
 
     def floor():
         with new_context() as ctx:
@@ -172,7 +172,7 @@ def main(argv=None) -> int:
         from jaxlib.mlir import passmanager
         from pyinstrument import Profiler
 
-        import shardy_convert.mlir as M
+        import shardy_convert.ir.mlir as M
 
         M.passmanager = passmanager  # no MLIR timing report in the middle of the tree
 

@@ -89,9 +89,9 @@ def worker(what: str, path: str, runs: int, budget: float) -> dict:
     from jaxlib.mlir import ir
 
     import shardy_convert
-    from shardy_convert import dump
-    from shardy_convert.legacy_i1 import unpack_i1_hex
-    from shardy_convert.mlir import new_context
+    from shardy_convert.formats import dump
+    from shardy_convert.ir.legacy_i1 import unpack_i1_hex
+    from shardy_convert.ir.mlir import new_context
 
     data = Path(path).read_text()
     base = _rss_mb("VmRSS")

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import struct
 
-from shardy_convert import compile_options, formats, wrapper
 from shardy_convert.converter import is_shardy
-from shardy_convert.mlir import new_context
-from shardy_convert.walker import sites
+from shardy_convert.formats import module as formats
+from shardy_convert.ir.mlir import new_context
+from shardy_convert.ir.walker import sites
+from shardy_convert.plugin import compile_options, wrapper
 
 RECORDS: list[dict] = []
 

@@ -35,10 +35,10 @@ def main() -> int:
     from jax._src import xla_bridge
     from jax._src.lib import xla_client as xc
 
-    from shardy_convert import dump
+    from shardy_convert.formats import dump
 
     sys.path.insert(0, str(ROOT))  # the pypjrt client of the plugin is test harness
-    from shardy_convert.check import compile_module
+    from shardy_convert.commands.check import compile_module
     from shardy_convert.hook import Hook
     from shardy_convert.sharding import parse
     from tests import pjrt_plugin

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Sequence
 
-from jaxlib.mlir import ir
-
-from . import formats, pipeline
-from .errors import ModuleError, ShardyConvertError, ShardyConvertWarning, clip
-from .mlir import has_locations, mlir_error, new_context, run_pipeline
-from .sharding.tiles import MAX_DEVICES
-from .walker import body, sites
+from .errors import ModuleError, ShardyConvertError, ShardyConvertWarning
+from .formats import module as formats
+from .ir.bindings import ir
+from .ir.mlir import has_locations, mlir_error, new_context, run_pipeline
+from .ir.walker import body, sites
+from .options import Options, parse_mesh
+from .passes import pipeline
 
 
 def convert(
@@ -73,7 +72,7 @@ def convert(
     if form == "portable":
         as_it_is = target_version in (None, formats.portable_version(module))
         target_version = target_version or formats.portable_version(module)
-    options = pipeline.Options(
+    options = Options(
         num_devices=num_devices,
         fallback_devices=fallback_devices,
         mesh=parse_mesh(mesh),
@@ -154,7 +153,7 @@ SPLIT_MARKER = "// -----"
 
 
 def run_passes(
-    module: str | bytes, passes: str | Sequence[str], options: pipeline.Options | None = None
+    module: str | bytes, passes: str | Sequence[str], options: Options | None = None
 ) -> str | bytes:
     """Runs a pipeline (a list of pass names, or a pipeline string like mlir-opt's:
     `builtin.module(import-shardings{num-devices=8}, sdy-close-shardings)`) of project and
@@ -163,7 +162,7 @@ def run_passes(
     steps = pipeline.parse(passes)
     with new_context() as ctx:
         mod = formats.load(formats.check_type(module), ctx)
-        pipeline.run(mod, steps, options or pipeline.Options())
+        pipeline.run(mod, steps, options or Options())
         return _save_like(mod, module)
 
 
@@ -182,7 +181,7 @@ def split_input(text: str) -> list[str]:
 
 
 def convert_module(
-    mod: ir.Module, options: pipeline.Options, *, imported: bool = False, validate: bool = False
+    mod: ir.Module, options: Options, *, imported: bool = False, validate: bool = False
 ) -> None:
     """Runs the conversion pipeline on a parsed module, in place. The module is verified once,
     after the project's Python passes and before Shardy's C++ passes see it (run_pipeline
@@ -245,39 +244,3 @@ def _check_no_gspmd_left(module: ir.Operation) -> None:
         raise ModuleError(
             f'mhlo.sharding "{left.text}" left after conversion', location=left.location
         )
-
-
-# Axis names go into `#sdy.mesh<["name"=4]>` text; sizes are bounded like sharding sizes.
-_MESH_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
-
-
-def parse_mesh(mesh: Sequence[tuple[str, int]] | str | None) -> tuple[tuple[str, int], ...] | None:
-    """`"batch=2,model=4"` or `[("batch", 2), ...]` -> (("batch", 2), ("model", 4))."""
-    if mesh is None or (isinstance(mesh, (list, tuple)) and not mesh):
-        return None
-    if isinstance(mesh, str):
-        parts = [part.strip() for part in mesh.split(",")]
-    else:
-        parts = [f"{n}={s}" for n, s in mesh]
-    text = mesh if isinstance(mesh, str) else ",".join(parts)
-    axes = tuple(_check_mesh_axis(text, part) for part in parts)
-    if len({n for n, _ in axes}) != len(axes):
-        raise ShardyConvertError(f'mesh "{text}" names an axis twice')
-    return axes
-
-
-def _check_mesh_axis(mesh: str, part: str) -> tuple[str, int]:
-    """One `NAME=SIZE` of a mesh; errors quote `part` as it was written."""
-    shown = clip(mesh, 80)
-    name, equals, size = (x.strip() for x in part.partition("="))
-    if not equals or not _MESH_NAME.fullmatch(name) or not size.isascii() or not size.isdigit():
-        raise ShardyConvertError(
-            f'mesh "{shown}": expected NAME=SIZE,... with names of letters, digits, "_", "." '
-            f'or "-", got "{clip(part, 40)}"'
-        )
-    if len(size.lstrip("0")) > 9 or not 1 <= int(size) <= MAX_DEVICES:
-        raise ShardyConvertError(
-            f'mesh "{shown}": axis "{name[:40]}" has size {clip(size, 20)}, not one from 1 to '
-            f"{MAX_DEVICES}"
-        )
-    return name, int(size)

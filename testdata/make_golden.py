@@ -15,7 +15,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from shardy_convert.batch import Job  # noqa: E402
+from shardy_convert.commands.batch import Job  # noqa: E402
 
 SOURCES = ("torch_xla_dump", "torch_xla_mlir", "jax_gspmd")
 

@@ -485,7 +485,7 @@ def case_torch_compile():
 # Real model code (Hugging Face transformers 4.57, torchvision): tiny configs, random init,
 # no downloads. Each is one training step (forward, backward, optimizer step) dumped by
 # torch_xla; LLM masks and rotary halves become i1 constants that torch_xla 2.9 prints in
-# the bit-packed hex of its MLIR (see shardy_convert/legacy_i1.py).
+# the bit-packed hex of its MLIR (see shardy_convert/ir/legacy_i1.py).
 # --------------------------------------------------------------------------------------
 
 
@@ -1151,7 +1151,7 @@ def child_verify():
   from jax._src.interpreters import mlir as jmlir
   from jaxlib.mlir import ir
   sys.path.insert(0, os.path.dirname(HERE))
-  from shardy_convert.legacy_i1 import unpack_i1_hex  # torch_xla 2.9's i1 hex constants
+  from shardy_convert.ir.legacy_i1 import unpack_i1_hex  # torch_xla 2.9's i1 hex constants
   problems = []
   n = 0
   for e in load_manifest():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from click.testing import CliRunner, Result
 
-from shardy_convert.cli import main
+from shardy_convert.cli.main import main
 
 from .conftest import TESTDATA
 

@@ -1,4 +1,4 @@
-"""Batches and safe writes (`shardy_convert.batch`) and the command line's edges: what is
+"""Batches and safe writes (`shardy_convert.commands.batch`) and the command line's edges: what is
 written where, what is refused before anything is written, and the exit code of each."""
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from shardy_convert import ShardyConvertError, batch, convert, formats
+from shardy_convert import ShardyConvertError, convert
+from shardy_convert.commands import batch
+from shardy_convert.formats import module as formats
 
 from .conftest import TESTDATA
 from .helpers import MATMUL, SHARDY, run

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from shardy_convert import convert
-from shardy_convert.check import Verdict, agreement, compare, tolerance
-from shardy_convert.check.reference import identity_order, unpartitioned
-from shardy_convert.check.values import CANCELLATION_FLOOR, agreements
+from shardy_convert.commands.check import Verdict, agreement, compare, tolerance
+from shardy_convert.commands.check.reference import identity_order, unpartitioned
+from shardy_convert.commands.check.values import CANCELLATION_FLOOR, agreements
 
 from .conftest import TESTDATA
 from .helpers import ESCAPE, MATMUL, SHARDY, run
@@ -161,7 +161,7 @@ def test_unpartitioned_drops_every_sharding():
 
 
 def test_no_reference_for_manual_regions():
-    from shardy_convert.mlir import new_context, parse_module, print_module
+    from shardy_convert.ir.mlir import new_context, parse_module, print_module
 
     text, why = unpartitioned(MANUAL.read_text())
     assert text is None
@@ -333,8 +333,8 @@ def test_devices_does_not_constrain_a_module_that_says(tmp_path):
 def test_bytecode_portable_directory_and_stdin_inputs(tmp_path):
     from jaxlib import _jax
 
-    from shardy_convert import formats
-    from shardy_convert.mlir import new_context, parse_module, print_module
+    from shardy_convert.formats import module as formats
+    from shardy_convert.ir.mlir import new_context, parse_module, print_module
 
     text = MATMUL.read_text()
     with new_context() as ctx:

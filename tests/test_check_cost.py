@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from shardy_convert.check import compile_module
-from shardy_convert.check.cost import collectives, program_cost, rematerializations, shape_bytes
+from shardy_convert.commands.check import compile_module
+from shardy_convert.commands.check.cost import (
+    collectives,
+    program_cost,
+    rematerializations,
+    shape_bytes,
+)
 
 from .conftest import TESTDATA
 

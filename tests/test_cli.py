@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from shardy_convert import __version__, dump
+from shardy_convert import __version__
+from shardy_convert.formats import dump
 
 from .conftest import TESTDATA
 from .helpers import ESCAPE, MATMUL, run
@@ -126,7 +127,7 @@ def test_check_reports_same_program():
 
 
 def test_emit_portable_artifact_then_read_it_back(tmp_path):
-    from shardy_convert import formats
+    from shardy_convert.formats import module as formats
 
     out = tmp_path / "matmul.portable"
     result = run("convert", MATMUL, "--emit", "portable", "--target-version", "1.12.0", "-o", out)

@@ -1,4 +1,4 @@
-"""The jaxlib compatibility layer (`shardy_convert.compat`) and the pipeline runner that needs
+"""The jaxlib compatibility layer (`shardy_convert.ir.compat`) and the pipeline runner that needs
 no Python passes inside a PassManager. Every test runs on whichever jaxlib is installed; `make
 test` runs them on the newest and the oldest supported release. Where a release lacks a
 feature, the fallback is forced here so both paths are tested on every release."""
@@ -9,9 +9,10 @@ import pytest
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
-from shardy_convert import compat, formats
 from shardy_convert.errors import ShardyConvertError
-from shardy_convert.mlir import new_context, parse_module, run_pipeline
+from shardy_convert.formats import module as formats
+from shardy_convert.ir import compat
+from shardy_convert.ir.mlir import new_context, parse_module, run_pipeline
 
 from .conftest import TESTDATA
 

@@ -12,8 +12,9 @@ import re
 
 import pytest
 
-from shardy_convert import ShardyConvertError, convert, dump
-from shardy_convert.check import Verdict, compare, compile_module
+from shardy_convert import ShardyConvertError, convert
+from shardy_convert.commands.check import Verdict, compare, compile_module
+from shardy_convert.formats import dump
 
 from .conftest import TESTDATA, manifest
 

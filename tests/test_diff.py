@@ -13,19 +13,20 @@ import warnings
 
 import pytest
 from click.testing import CliRunner
-from shardy_convert.passes.export_shardings import ExportShardingsPass
 
-from shardy_convert import ShardyConvertError, convert, dump
-from shardy_convert.batch import Job
-from shardy_convert.cli import main
+from shardy_convert import ShardyConvertError, convert
+from shardy_convert.cli.main import main
+from shardy_convert.commands.batch import Job
+from shardy_convert.commands.diff import diff as compare
+from shardy_convert.commands.diff import normalize
 from shardy_convert.converter import run_passes, to_v2
 from shardy_convert.converter import to_gspmd as export
-from shardy_convert.diff import diff as compare
-from shardy_convert.diff import normalize
-from shardy_convert.mlir import new_context, parse_module
-from shardy_convert.sdy_attrs import sharding_from_attr as from_attr
+from shardy_convert.formats import dump
+from shardy_convert.ir.mlir import new_context, parse_module
+from shardy_convert.ir.sdy_attrs import sharding_from_attr as from_attr
+from shardy_convert.ir.walker import sites
+from shardy_convert.passes.export_shardings import ExportShardingsPass
 from shardy_convert.sharding.sdy import AxisRef, DimSharding, Mesh
-from shardy_convert.walker import sites
 
 from .conftest import TESTDATA, manifest
 
@@ -200,7 +201,7 @@ COMPILED = [
 @pytest.mark.slow
 @pytest.mark.parametrize("path", COMPILED)
 def test_exported_module_compiles_with_gspmd_to_the_same_program(path):
-    from shardy_convert.check import compare_programs, compare_values, compile_module
+    from shardy_convert.commands.check import compare_programs, compare_values, compile_module
 
     entry = next(e for e in manifest() if e["path"] == path)
     n = entry["num_devices"]

@@ -7,9 +7,9 @@ import warnings
 
 import pytest
 
-from shardy_convert import dump
-from shardy_convert.batch import Job
+from shardy_convert.commands.batch import Job
 from shardy_convert.errors import DumpError, ShardyConvertWarning
+from shardy_convert.formats import dump
 
 from .conftest import TESTDATA
 

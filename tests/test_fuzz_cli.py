@@ -194,7 +194,7 @@ def test_usage_errors_exit_2_without_a_traceback(tmp_path):
 
 _RSS = """
 import resource, sys
-from shardy_convert.cli import main
+from shardy_convert.cli.main import main
 try:
     main(sys.argv[1:])
 finally:

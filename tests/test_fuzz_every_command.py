@@ -9,7 +9,7 @@ import warnings
 import pytest
 from click.testing import CliRunner
 
-from shardy_convert.cli import main
+from shardy_convert.cli.main import main
 
 from .fuzz_inputs import DUMP_FAMILIES, MODULE_FAMILIES, case
 

@@ -15,9 +15,10 @@ import warnings
 
 import pytest
 
-from shardy_convert import convert, dump
-from shardy_convert.converter import parse_mesh
+from shardy_convert import convert
 from shardy_convert.errors import ModuleError, ShardyConvertError
+from shardy_convert.formats import dump
+from shardy_convert.options import parse_mesh
 
 from .fuzz_inputs import DUMP_FAMILIES, MODULE_FAMILIES, Case, case, module_with
 
@@ -270,9 +271,9 @@ def test_a_bug_inside_a_pass_leaves_the_library_as_itself_and_the_cli_as_one_lin
     monkeypatch, tmp_path
 ):
     from click.testing import CliRunner
-    from shardy_convert.passes import import_custom_calls
 
-    from shardy_convert.cli import main
+    from shardy_convert.cli.main import main
+    from shardy_convert.passes import import_custom_calls
 
     def broken(*args):
         raise IndexError("index out of range")

@@ -10,10 +10,10 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
-from shardy_convert.passes import import_custom_calls
 
-from shardy_convert import compat
-from shardy_convert.diff import diff
+from shardy_convert.commands.diff import diff
+from shardy_convert.ir import compat
+from shardy_convert.passes import import_custom_calls
 
 from .conftest import TESTDATA
 

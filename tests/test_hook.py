@@ -10,9 +10,10 @@ import threading
 import numpy as np
 import pytest
 
-from shardy_convert import dump, formats
-from shardy_convert.check import compare, compile_module
+from shardy_convert.commands.check import compare, compile_module
 from shardy_convert.errors import InternalError, ShardyConvertError
+from shardy_convert.formats import dump
+from shardy_convert.formats import module as formats
 from shardy_convert.hook import Hook
 from shardy_convert.sharding import parse
 

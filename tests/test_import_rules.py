@@ -8,11 +8,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from shardy_convert import ShardyConvertError, convert, import_rules
-from shardy_convert.cli import main
+from shardy_convert import ShardyConvertError, convert
+from shardy_convert.cli.main import main
 from shardy_convert.errors import ModuleError, NoShardyFormError
-from shardy_convert.import_rules import ModuleFacts, Placed, ValueType
-from shardy_convert.sharding import parse
+from shardy_convert.sharding import import_rules, parse
+from shardy_convert.sharding.import_rules import ModuleFacts, Placed, ValueType
 
 F32_8x8 = ValueType("tensor<8x8xf32>", 2)
 

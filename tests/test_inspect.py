@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from shardy_convert import convert, dump
-from shardy_convert.cli import main
-from shardy_convert.cli_inspect import inspect_command
-from shardy_convert.inspect import SCHEMA
+from shardy_convert import convert
+from shardy_convert.cli.inspect import inspect_command
+from shardy_convert.cli.main import main
+from shardy_convert.commands.inspect import SCHEMA
+from shardy_convert.formats import dump
 from shardy_convert.sharding import parse
 
 from .conftest import TESTDATA

@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 from jaxlib.mlir import ir
 
-from shardy_convert import ShardyConvertError, convert, dump
-from shardy_convert.legacy_i1 import parser_wants_bytes, unpack_i1_hex
-from shardy_convert.mlir import new_context, parse_module
+from shardy_convert import ShardyConvertError, convert
+from shardy_convert.formats import dump
+from shardy_convert.ir.legacy_i1 import parser_wants_bytes, unpack_i1_hex
+from shardy_convert.ir.mlir import new_context, parse_module
 
 from .conftest import TESTDATA
 
@@ -149,7 +150,7 @@ def test_a_module_with_packed_i1_parses_where_jaxlib_alone_refuses():
 
 def test_an_older_parser_gets_the_text_unchanged(monkeypatch):
     """With an MLIR that still packs i1 (older jaxlib), the packed hex is what it reads."""
-    import shardy_convert.legacy_i1 as legacy
+    import shardy_convert.ir.legacy_i1 as legacy
 
     monkeypatch.setattr(legacy, "parser_wants_bytes", lambda: False)
     text = 'dense<"0x0F0F"> : tensor<16xi1>'
@@ -162,7 +163,7 @@ def test_an_older_parser_gets_the_text_unchanged(monkeypatch):
 )
 def test_an_older_parser_gets_one_byte_per_element_hex_packed(monkeypatch, packed, shape):
     """jaxlib 0.7.1 reading what jaxlib 0.10.2 printed: the reverse of unpacking."""
-    import shardy_convert.legacy_i1 as legacy
+    import shardy_convert.ir.legacy_i1 as legacy
 
     attr = f'dense<"{packed}"> : tensor<{shape}xi1>'
     monkeypatch.setattr(legacy, "parser_wants_bytes", lambda: True)

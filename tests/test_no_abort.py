@@ -78,8 +78,9 @@ def wrap_members(owner, prefix):
 
 def corpus():
     from pathlib import Path
-    from shardy_convert import convert, dump
-    from shardy_convert.cli import main
+    from shardy_convert import convert
+    from shardy_convert.formats import dump
+    from shardy_convert.cli.main import main
     from shardy_convert.errors import ShardyConvertError
     from shardy_convert.hook import Hook
 
@@ -120,7 +121,7 @@ import shardy_convert.converter  # noqa: the library, before any probe
 corpus()
 imported = sorted(m for m in ("jax", "jaxlib.xla_client") if m in sys.modules)
 
-from shardy_convert import compat
+from shardy_convert.ir import compat
 hlo = compat.hlo_sharding_module()
 util = importlib.import_module("jaxlib._jax.hlo_sharding_util")
 wrap_members(hlo.HloSharding, "HloSharding")

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from shardy_convert import pipeline
 from shardy_convert.errors import UsageError
+from shardy_convert.passes import pipeline
 
 from .conftest import TESTDATA
 from .helpers import MATMUL, run
@@ -79,7 +79,7 @@ def test_a_bad_option_of_a_shardy_pipeline_is_one_usage_error_saying_why():
 def _mlir_reason(pipe: str) -> str:
     from jaxlib.mlir import passmanager
 
-    from shardy_convert.mlir import cpp_stderr, new_context
+    from shardy_convert.ir.mlir import cpp_stderr, new_context
 
     with new_context(), cpp_stderr() as leaked:
         try:

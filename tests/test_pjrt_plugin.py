@@ -14,8 +14,9 @@ import re
 import numpy as np
 import pytest
 
-from shardy_convert import ShardyConvertError, convert, dump
-from shardy_convert.check import main_signature
+from shardy_convert import ShardyConvertError, convert
+from shardy_convert.commands.check import main_signature
+from shardy_convert.formats import dump
 
 from . import pjrt_plugin
 from .conftest import TESTDATA, manifest
@@ -197,7 +198,7 @@ def test_plugin_and_jaxlib_client_agree_in_one_process():
     import jax
     from jax._src.sharding_impls import GSPMDSharding
 
-    from shardy_convert.check import compile_module
+    from shardy_convert.commands.check import compile_module
 
     original, n = _graph("torch_xla/matmul_2x4.mlir", 0)
     converted = convert(original, num_devices=n)

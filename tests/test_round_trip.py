@@ -9,9 +9,13 @@ import pytest
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
-from shardy_convert import compat, compile_options, dump, formats, round_trip, wrapper
-from shardy_convert.legacy_i1 import unpack_i1_hex
-from shardy_convert.mlir import new_context, print_module
+from shardy_convert.formats import dump
+from shardy_convert.formats import module as formats
+from shardy_convert.formats import portable as round_trip
+from shardy_convert.ir import compat
+from shardy_convert.ir.legacy_i1 import unpack_i1_hex
+from shardy_convert.ir.mlir import new_context, print_module
+from shardy_convert.plugin import compile_options, wrapper
 
 from . import pjrt_plugin
 from .conftest import TESTDATA, manifest

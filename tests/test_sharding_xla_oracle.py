@@ -17,7 +17,7 @@ import random
 import pytest
 from jax._src.lib import xla_client
 
-from shardy_convert import compat
+from shardy_convert.ir import compat
 from shardy_convert.sharding import HloSharding, Kind, SubgroupType, parse
 from shardy_convert.sharding.model import collapsed_kind
 

@@ -1,5 +1,5 @@
-"""The shape of the tree (issue 11's done-when): modules a newcomer can read whole, and click
-only in the command line's own modules."""
+"""The shape of the tree: modules a newcomer can read whole, click only in the command line,
+and imports that only point down the floors of the package (issue 18)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,29 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = sorted(
-    p.relative_to(ROOT).as_posix()
-    for folder in ("shardy_convert", "passes")
-    for p in (ROOT / folder).rglob("*.py")
-)
+PACKAGE = ROOT / "shardy_convert"
+MODULES = sorted(p.relative_to(ROOT).as_posix() for p in PACKAGE.rglob("*.py"))
 MAX_LINES = 400
+
+# The floors, bottom-up: a module imports only from its own floor or lower. commands/ and
+# plugin/ share a floor but never import each other. The top-level names kept for users
+# (`shardy_convert`, `.hook`, `.torch_xla`, `.wrapper`, `__main__`) re-export from below and
+# share the top floor with cli/.
+FLOORS = {
+    "errors": 0,
+    "options": 0,
+    "sharding": 1,
+    "ir": 2,
+    "formats": 3,
+    "passes": 4,
+    "converter": 5,
+    "commands": 6,
+    "plugin": 6,
+    "cli": 7,  # with the top-level names kept for users
+}
+SHIMS = {"__init__", "__main__", "hook", "torch_xla", "wrapper"}
+TOP = FLOORS["cli"]
+SIBLINGS = {"commands": "plugin", "plugin": "commands"}
 
 
 @pytest.mark.parametrize("module", MODULES)
@@ -24,16 +41,86 @@ def test_no_module_is_over_400_lines(module):
     assert lines <= MAX_LINES, f"{module} has {lines} lines"
 
 
-def _imports(tree: ast.AST) -> set[str]:
-    names = set()
+def _dotted(module: str) -> list[str]:
+    """`shardy_convert/ir/mlir.py` -> ["shardy_convert", "ir", "mlir"]."""
+    parts = module.removesuffix(".py").split("/")
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _imports(module: str) -> list[tuple[int, str]]:
+    """Every module `module` imports, anywhere in it (functions too), as (line, dotted name);
+    `from X import a` counts as X.a (a module or a name of X)."""
+    tree = ast.parse((ROOT / module).read_text())
+    here = _dotted(module)
+    package = here if module.endswith("__init__.py") else here[:-1]
+    found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0])
-    return names
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                base = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                base = node.module or ""
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return found
 
 
-@pytest.mark.parametrize("module", [m for m in MODULES if not Path(m).name.startswith("cli")])
+def _room(dotted: str) -> str | None:
+    """The floor name of a dotted name inside the package, None outside it."""
+    parts = dotted.split(".")
+    if parts[0] != "shardy_convert":
+        return None
+    if len(parts) > 1 and parts[1] in FLOORS.keys() | SHIMS:
+        return parts[1]
+    return "__init__"  # a name of the package itself (`__version__`)
+
+
+def _floor(room: str) -> int:
+    return TOP if room in SHIMS else FLOORS[room]
+
+
+def test_every_module_has_a_floor():
+    rooms = {_room(".".join(_dotted(m))) for m in MODULES}
+    assert rooms <= set(FLOORS) | SHIMS, sorted(rooms - set(FLOORS) - SHIMS)
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_imports_only_point_down(module):
+    room = _room(".".join(_dotted(module)))
+    wrong = []
+    for line, name in _imports(module):
+        target = _room(name)
+        if target is None or target == room:
+            continue
+        if _floor(target) > _floor(room) or SIBLINGS.get(room) == target:
+            wrong.append(f"line {line}: {name} ({target} is not below {room})")
+    assert not wrong, f"{module} imports up: " + "; ".join(wrong)
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_only_ir_imports_mlir(module):
+    """jaxlib's MLIR bindings are named in ir/ only (ir/bindings.py for everyone else);
+    jaxlib's compiler client (`jaxlib._jax`, `xla_client`) is no MLIR and may be used where a
+    program is compiled (check/, plugin/)."""
+    if _room(".".join(_dotted(module))) == "ir":
+        return
+    mlir = [
+        f"line {line}: {name}"
+        for line, name in _imports(module)
+        if name.startswith("jaxlib.mlir") or name == "jaxlib.mlir"
+    ]
+    assert not mlir, f"{module} imports jaxlib.mlir outside ir/: {mlir}"
+
+
+@pytest.mark.parametrize("folder", sorted(r for r in FLOORS if (PACKAGE / r).is_dir()))
+def test_each_floor_says_what_it_may_use(folder):
+    doc = ast.get_docstring(ast.parse((PACKAGE / folder / "__init__.py").read_text())) or ""
+    assert "May use" in doc, f"shardy_convert/{folder}/__init__.py: say what lives there and "
+    "which floors it may use"
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if _room(".".join(_dotted(m))) != "cli"])
 def test_click_stays_in_the_command_line(module):
-    assert "click" not in _imports(ast.parse((ROOT / module).read_text()))
+    assert not any(name.split(".")[0] == "click" for _, name in _imports(module))

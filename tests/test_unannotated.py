@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from shardy_convert import ShardyConvertError, convert
-from shardy_convert.check import compare
+from shardy_convert.commands.check import compare
 
 from .test_cli import run
 

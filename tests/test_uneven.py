@@ -12,9 +12,10 @@ import warnings
 
 import pytest
 
-from shardy_convert import ShardyConvertError, ShardyConvertWarning, convert, dump
-from shardy_convert.check import compile_module
+from shardy_convert import ShardyConvertError, ShardyConvertWarning, convert
+from shardy_convert.commands.check import compile_module
 from shardy_convert.errors import NoShardyFormError
+from shardy_convert.formats import dump
 from shardy_convert.sharding.sdy import AxisRef
 from shardy_convert.sharding.uneven import shardy_kept
 

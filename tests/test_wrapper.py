@@ -14,8 +14,9 @@ import textwrap
 import numpy as np
 import pytest
 
-from shardy_convert import compile_options, formats, wrapper
 from shardy_convert.errors import ShardyConvertError
+from shardy_convert.formats import module as formats
+from shardy_convert.plugin import compile_options, wrapper
 
 from . import pjrt_plugin
 from .conftest import TESTDATA
@@ -204,8 +205,8 @@ def test_torch_xlas_own_hlo_proto_compiles_to_the_same_program():
     # encoding (custom_call @mhlo.erf), which the plugin's StableHLO reader turns back.
     from jaxlib import _jax
 
-    from shardy_convert.check import Verdict, compare
-    from shardy_convert.mlir import new_context
+    from shardy_convert.commands.check import Verdict, compare
+    from shardy_convert.ir.mlir import new_context
 
     proto = (TESTDATA / "torch_xla" / "tp_mlp_train.hlo.pb").read_bytes()
     with new_context() as ctx, pytest.raises(ShardyConvertError, match="dialect 'mhlo'"):
@@ -262,7 +263,7 @@ CLIENT = """
 import os, sys
 import numpy as np
 sys.path.insert(0, {root!r})
-from shardy_convert import wrapper
+from shardy_convert.plugin import wrapper
 from tests import pjrt_plugin
 import pypjrt
 os.environ.update({env!r})
@@ -332,7 +333,7 @@ def test_a_gspmd_program_compiles_with_shardy_through_the_wrapper():
 def test_the_cli_prints_the_wrapper_and_its_environment():
     from click.testing import CliRunner
 
-    from shardy_convert.cli import main
+    from shardy_convert.cli.main import main
 
     plugin = pjrt_plugin.plugin_path()
     result = CliRunner().invoke(main, ["plugin-wrapper", plugin, "--on-error", "passthrough"])
@@ -346,7 +347,7 @@ def test_the_cli_prints_the_wrapper_and_its_environment():
 def test_the_cli_refuses_a_missing_plugin_as_a_usage_error(tmp_path):
     from click.testing import CliRunner
 
-    from shardy_convert.cli import main
+    from shardy_convert.cli.main import main
 
     result = CliRunner().invoke(main, ["plugin-wrapper", str(tmp_path / "none.so")])
     assert result.exit_code == 2
@@ -424,8 +425,8 @@ def test_a_custom_order_leaves_the_mesh_for_the_device_assignment():
 
 
 def test_compiled_shardings_are_relabelled_into_the_callers_ids():
-    from shardy_convert import compat
-    from shardy_convert.optimized_program import relabel_program
+    from shardy_convert.ir import compat
+    from shardy_convert.plugin.optimized_program import relabel_program
 
     text, _, _, order = wrapper.convert_program(
         GATHER.encode(), "mlir", jaxlib_options(8), emit="text"
@@ -450,7 +451,7 @@ def test_compiled_shardings_are_relabelled_into_the_callers_ids():
 
 
 ORDERED_RUN = """
-from shardy_convert import compile_options
+from shardy_convert.plugin import compile_options
 from tests.test_wrapper import GATHER, GATHER_ARGS
 ours = pjrt_plugin.PluginClient.__new__(pjrt_plugin.PluginClient)
 ours._pypjrt, ours.path, ours.client, ours.num_devices = pypjrt, "wrapper", client, 8
@@ -507,7 +508,7 @@ def test_a_bug_follows_the_failure_policy_and_is_counted_apart(monkeypatch, capl
 def _plugin_wrapper_cli(plugin):
     from click.testing import CliRunner
 
-    from shardy_convert.cli import main
+    from shardy_convert.cli.main import main
 
     return CliRunner().invoke(main, ["plugin-wrapper", str(plugin)])
 
@@ -542,7 +543,7 @@ def test_the_cli_refuses_a_truncated_library_without_a_traceback(tmp_path):
 
 
 def test_the_wrapper_library_itself_is_a_pjrt_plugin_by_its_headers():
-    from shardy_convert.plugin_library import why_not_a_plugin
+    from shardy_convert.plugin.plugin_library import why_not_a_plugin
 
     assert why_not_a_plugin(wrapper.library_path()) is None
     assert why_not_a_plugin(pjrt_plugin.plugin_path()) is None

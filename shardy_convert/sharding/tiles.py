@@ -8,10 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ShardingValueError
+from ..options import MAX_DEVICES
 from .iota import canonical_iota, iota_array, iota_form, is_permutation
 
-# More devices than any machine has: refuse before allocating anything of that size.
-MAX_DEVICES = 2**24
 # An iota grid is listed id by id (`array()`) only up to this size: ~8 MB of ids, a few
 # seconds of work. Bigger V2 shardings are fine as long as nothing needs their list: a
 # 70-byte string must not cost gigabytes (`[2,6291456]<=[4194304,3]T(1,0)

@@ -1,0 +1,397 @@
+"""The `shardy-convert` command line: thin click commands over the library.
+
+Exit codes: 0 success, 1 a conversion failure (each reported as `FILE[:graph N]:LOC: error:`),
+2 a usage error (click's own).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import warnings
+from typing import ClassVar
+
+import click
+
+from .. import __version__
+from ..errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe
+
+
+class _LazyGroup(click.Group):
+    """A group whose heavier commands are imported only when used (cold start matters: the
+    convert path should cost little more than importing jaxlib's MLIR). It is also the one
+    error boundary: whatever a command raises is printed here as one line (exit 1), usage
+    errors as click's (exit 2), never a traceback."""
+
+    lazy: ClassVar[dict[str, str]] = {
+        "diff": "shardy_convert.cli.diff:diff",
+        "inspect": "shardy_convert.cli.inspect:inspect_command",
+        "plugin-wrapper": "shardy_convert.cli.wrapper:plugin_wrapper",
+    }
+
+    def list_commands(self, ctx) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.lazy])
+
+    def get_command(self, ctx, name):
+        if name not in self.lazy:
+            return super().get_command(ctx, name)
+        import importlib
+
+        module, attr = self.lazy[name].split(":")
+        return getattr(importlib.import_module(module), attr)
+
+    def invoke(self, ctx):
+        with _whole_writes_to_stdout():
+            try:
+                return super().invoke(ctx)
+            except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+                raise
+            except UsageError as e:
+                raise click.UsageError(e.message) from None
+            except BrokenPipeError:  # `... | head`: exit 1 (not all was delivered), quietly
+                _quiet_stdout()
+                raise click.exceptions.Exit(1) from None
+            except Exception as e:
+                click.echo(describe(e), err=True)
+                raise _Failed() from None
+
+
+@contextlib.contextmanager
+def _whole_writes_to_stdout():
+    """sys.stdout, for the command's time, delivering every write whole or raising
+    BrokenPipeError (see `formats/output.py`): a cut-off output never exits 0."""
+    from ..formats.output import whole_text_writes
+
+    saved = sys.stdout
+    sys.stdout = whole_text_writes(saved) or saved
+    try:
+        yield
+    finally:
+        sys.stdout = saved
+
+
+def _quiet_stdout() -> None:
+    """After the reader of our stdout went away (`... | head`): no more output, and no
+    "Exception ignored ... BrokenPipeError" when Python flushes stdout at exit."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+class _Failed(click.exceptions.Exit):
+    """Exit 1 after the errors were printed."""
+
+    def __init__(self):
+        super().__init__(1)
+
+
+class _Mesh(click.ParamType):
+    """`--mesh NAME=SIZE,...`, checked when the command line is read (a usage error)."""
+
+    name = "NAME=SIZE,..."
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value
+        from ..options import parse_mesh
+
+        try:
+            return parse_mesh(value)
+        except ShardyConvertError as e:
+            self.fail(e.message, param, ctx)
+
+
+def _mesh_option(f):
+    return click.option(
+        "--mesh",
+        type=_Mesh(),
+        help="Mesh axis names, order and sizes to use (default _axis_0, _axis_1, ...).",
+    )(f)
+
+
+def _num_devices_option(f):
+    return click.option(
+        "--num-devices",
+        type=click.IntRange(min=1),
+        help="Device count; the shardings must agree. Needed when all are replicated.",
+    )(f)
+
+
+def _inputs(f):
+    return click.argument(
+        "inputs", nargs=-1, required=True, type=click.Path(exists=True, allow_dash=True)
+    )(f)
+
+
+def _output(f):
+    return click.option(
+        "-o",
+        "--output",
+        type=click.Path(),
+        help="Output file or directory (default or `-`: stdout; a directory for several inputs).",
+    )(f)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="shardy-convert")
+def main() -> None:
+    """Convert GSPMD mhlo.sharding StableHLO (torch_xla, JAX) into the Shardy dialect."""
+    warnings.simplefilter("default")
+    warnings.showwarning = _show_warning
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    if isinstance(message, ShardyConvertWarning):
+        click.echo(message.describe(), err=True)
+    else:
+        click.echo(f"warning: {message}", err=True)
+
+
+@main.command()
+@_inputs
+@_output
+@click.option(
+    "--emit",
+    type=click.Choice(["text", "bytecode", "portable"]),
+    help="Output form: MLIR text, MLIR bytecode, or a StableHLO portable artifact (what a PJRT "
+    "C-API client hands a plugin; Shardy in its round-trip form). Default: the input's form.",
+)
+@click.option(
+    "--target-version",
+    metavar="X.Y.Z",
+    help="StableHLO version of a portable artifact (default: the input's, else the newest).",
+)
+@_mesh_option
+@_num_devices_option
+@click.option("--imported", is_flag=True, help="Emit Shardy's fully imported (internal) form.")
+@click.option(
+    "--validate/--no-validate",
+    default=True,
+    show_default=True,
+    help="Also run Shardy's whole sdy-import-pipeline on a copy of each result.",
+)
+@click.option(
+    "--propagate-to-parameters/--no-propagate-to-parameters",
+    default=False,
+    show_default=True,
+    help="XLA's allow_spmd_sharding_propagation_to_parameters: without it an unannotated "
+    "@main argument is replicated (closed), as GSPMD compiles it; with it, left open.",
+)
+@click.option(
+    "--propagate-to-output/--no-propagate-to-output",
+    default=True,
+    show_default=True,
+    help="XLA's allow_spmd_sharding_propagation_to_output, for unannotated @main results.",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Make uneven shardings (a dim its shard count does not divide: GSPMD pads it, Shardy "
+    "compiles another program) errors instead of warnings.",
+)
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=1), default=1, help="Worker processes for batches."
+)
+def convert(
+    inputs,
+    output,
+    emit,
+    target_version,
+    mesh,
+    num_devices,
+    imported,
+    validate,
+    propagate_to_parameters,
+    propagate_to_output,
+    strict,
+    jobs,
+) -> None:
+    """Convert modules or torch_xla dumps to Shardy; `-` reads stdin."""
+    options = dict(
+        emit=emit,
+        target_version=target_version,
+        mesh=mesh,
+        num_devices=num_devices,
+        imported=imported,
+        validate=validate,
+        allow_spmd_sharding_propagation_to_parameters=propagate_to_parameters,
+        allow_spmd_sharding_propagation_to_output=propagate_to_output,
+        strict=strict,
+    )
+    _run_batch("convert", options, inputs, output, jobs)
+
+
+@main.command()
+@_inputs
+@_output
+def v2(inputs, output) -> None:
+    """Only rewrite V1 device lists to V2 iota form; the module stays GSPMD."""
+    _run_batch("v2", {}, inputs, output)
+
+
+@main.command("to-gspmd")
+@_inputs
+@_output
+@click.option(
+    "--emit",
+    type=click.Choice(["text", "bytecode"]),
+    help="Output form (default: the input's own form).",
+)
+def to_gspmd(inputs, output, emit) -> None:
+    """Export Shardy modules or dumps back to GSPMD mhlo.sharding strings (V2)."""
+    _run_batch("to-gspmd", {"emit": emit}, inputs, output)
+
+
+def _run_batch(transform: str, options: dict, inputs, output, jobs: int = 1) -> None:
+    """Runs a batch command: prints each failure and, for several inputs, a summary."""
+    from ..commands.batch import Job, plan, run
+
+    items = plan(inputs, output)
+    failures = 0
+    with _progress(len(items)) as bar:
+        for outcome in run(Job(transform, options), items, jobs):
+            bar.update(1)
+            for message in (*outcome.warnings, *outcome.errors):
+                click.echo(message, err=True)
+            failures += bool(outcome.errors)
+    if len(items) > 1:
+        click.echo(f"{len(items) - failures} of {len(items)} inputs converted", err=True)
+    if failures:
+        raise _Failed()
+
+
+def _progress(count: int):
+    """A progress bar on a terminal for batches; nothing otherwise."""
+    if count > 1 and sys.stderr.isatty():
+        return click.progressbar(length=count, label="converting", file=sys.stderr)
+    return _NoBar()
+
+
+class _NoBar:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, n: int) -> None:
+        pass
+
+
+@main.command()
+@click.argument("input", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option(
+    "-p",
+    "--passes",
+    required=True,
+    metavar="PIPELINE",
+    help="Passes to run (see list-passes): NAME,... or an mlir-opt pipeline string, "
+    "'builtin.module(import-shardings{num-devices=8}, sdy-close-shardings)'.",
+)
+@click.option("--split-input-file", is_flag=True, help="Run each `// -----` case separately.")
+@_mesh_option
+@_num_devices_option
+def opt(input, passes, split_input_file, mesh, num_devices) -> None:
+    """Run chosen passes on one module and print it (like mlir-opt / sdy_opt)."""
+    from ..commands.batch import read_input, write
+    from ..converter import run_passes, split_input
+    from ..formats.dump import as_text
+    from ..options import Options
+    from ..passes.pipeline import parse
+
+    steps = parse(passes)  # every unknown pass and bad option: a usage error
+    data = read_input(input)
+    text = as_text(data)
+    _check_one_module(text, input)
+    options = Options(num_devices=num_devices, mesh=mesh)
+    cases = split_input(text) if split_input_file and text is not None else [text or data]
+    failures = 0
+    for k, case in enumerate(cases):
+        if k:
+            write("// -----\n", None)
+        try:
+            result = _warnings_named(input, run_passes, case, steps, options)
+            write(result, None)  # all of it, or BrokenPipeError
+        except ShardyConvertError as e:  # reported; the next case still runs (like mlir-opt)
+            click.echo(describe(e, file=input), err=True)
+            failures += 1
+    if failures:
+        raise _Failed()
+
+
+def _check_one_module(text: str | None, file: str) -> None:
+    """opt runs on one module, as mlir-opt does: a dump is refused, saying so."""
+    from ..formats.dump import read
+
+    source = None if text is None else read(text, file)  # a malformed dump: located error
+    if source is None or not source.is_dump:
+        return
+    count = len(source.graphs)
+    raise ShardyConvertError(
+        f"a torch_xla dump ({count} graph{'s' * (count != 1)}): opt runs on one module "
+        "(convert runs on dumps)",
+        file=file,
+    )
+
+
+def _warnings_named(file: str, fn, *args):
+    """`fn(*args)`, its ShardyConvertWarnings located in `file` (as convert prints them)."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ShardyConvertWarning)
+            return fn(*args)
+    finally:  # passed on once recording has stopped
+        for w in caught:
+            ours = isinstance(w.message, ShardyConvertWarning)
+            warnings.warn(w.message.located(file=file) if ours else w.message, stacklevel=2)
+
+
+@main.command()
+@_inputs
+@click.option(
+    "--devices",
+    type=click.IntRange(min=1),
+    help="Device count of graphs whose module and dump do not say (all replicated).",
+)
+@_mesh_option
+@click.option(
+    "--reference/--no-reference",
+    default=True,
+    show_default=True,
+    help="Also compare with the program run unpartitioned on one device.",
+)
+def check(inputs, devices, mesh, reference) -> None:
+    """Convert, compile original (GSPMD) and result (Shardy) on the CPU PJRT client, compare."""
+    from ..commands.check import check_inputs
+
+    failures = 0
+    for graph in check_inputs(inputs, devices=devices, mesh=mesh, reference=reference):
+        click.echo(str(graph), err=graph.error is not None)
+        failures += graph.failed
+    if failures:
+        raise _Failed()
+
+
+@main.command("list-passes")
+def list_passes() -> None:
+    """Print every pass `opt` runs: the project's (with description and options) and the
+    Shardy passes this jaxlib registers."""
+    from dataclasses import fields
+
+    from ..passes.pipeline import CONVERT_PIPELINE
+    from ..passes.pipeline_text import registered_shardy_passes
+    from ..passes.registry import PASSES
+
+    for name, cls in PASSES.items():
+        doc = " ".join((cls.__doc__ or "").split())
+        options = " ".join(f"{f.name.replace('_', '-')}=..." for f in fields(cls))
+        click.echo(f"{name}{f'{{{options}}}' if options else ''}\n  {doc}\n")
+    click.echo("Shardy's passes registered in this jaxlib:")
+    for name, anchor in registered_shardy_passes().items():
+        click.echo(f"  {name}" if anchor == "builtin.module" else f"  {anchor}({name})")
+    click.echo("\nconvert pipeline: " + ",".join(CONVERT_PIPELINE))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,266 @@
+"""Batches for the commands that rewrite inputs (`convert`, `v2`, `to-gspmd`): expand the
+inputs, read each once, run a transform of `converter.TRANSFORMS` on every graph, write each
+result safely. No click and no printing: `run` yields one `Outcome` per input, in input order,
+and the command line prints them.
+
+One bad file or graph does not stop the others; a file with a failure is not written at all.
+Everything that makes a batch impossible (two inputs for one output, an output that is an
+input, several inputs and no `-o`, stdin given twice) is a `UsageError` before anything is
+read or written.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import secrets
+import stat
+import sys
+import warnings
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from ..errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe
+from ..formats import dump
+from ..formats.output import write_all
+
+SUFFIXES = (".mlir", ".mlirbc", ".dump", ".stablehlo", ".txt")
+STDIN = "-"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One input file, its path below its directory argument (None for a file argument), and
+    where its result goes (None: stdout)."""
+
+    name: str
+    rel: Path | None = None
+    target: Path | None = None
+
+
+@dataclass(frozen=True)
+class Job:
+    """A transform of `converter.TRANSFORMS` by name, with its keyword options. A transform
+    that takes `fallback_devices` gets, for each graph of a dump, the device count the dump's
+    graphs agree on."""
+
+    transform: str
+    options: dict = field(default_factory=dict)
+
+    def apply(self, data: bytes, file: str) -> tuple[str | bytes | None, list[ShardyConvertError]]:
+        """The transformed input, or None and every (located) error."""
+        from ..converter import TRANSFORMS
+
+        fn = TRANSFORMS[self.transform]
+        try:
+            source = dump.read(data, file)
+        except ShardyConvertError as e:
+            return None, [e]
+        if source.is_dump and self.options.get("emit") in ("bytecode", "portable"):
+            emit = self.options["emit"]
+            error = ShardyConvertError(
+                f"a torch_xla dump is text: it cannot be written as {emit} (convert its graphs "
+                "as modules to get them in that form)",
+                file=file,
+            )
+            return None, [error]
+        options = dict(self.options)
+        if source.is_dump and "fallback_devices" in inspect.signature(fn).parameters:
+            options["fallback_devices"] = source.device_count
+        return dump.transform(source, lambda g: fn(g.text, **options), file)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One input's result: the transformed bytes/text, or its error messages (never both)."""
+
+    item: Item
+    result: str | bytes | None
+    errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()  # located ShardyConvertWarnings, printed before the errors
+
+
+def expand(inputs: Sequence[str]) -> list[Item]:
+    """Every input file: files as given, directories recursively (files with SUFFIXES).
+    Raises UsageError for stdin given twice and for a directory with no such file (a batch
+    that does nothing is a mistake, not a success)."""
+    if list(inputs).count(STDIN) > 1:
+        raise UsageError("stdin (-) is given more than once; it can be read once")
+    items: list[Item] = []
+    for name in inputs:
+        path = Path(name)
+        if name != STDIN and path.is_dir():
+            files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
+            if not files:
+                raise UsageError(
+                    f"{name}: no input files in this directory (looked for {', '.join(SUFFIXES)})"
+                )
+            items += [Item(str(f), f.relative_to(path)) for f in files]
+        else:
+            items.append(Item(name))
+    return items
+
+
+def plan(inputs: Sequence[str], output: str | None) -> list[Item]:
+    """The inputs with their targets (`-o -` is stdout). Raises UsageError, before anything
+    is read, for a batch that cannot be written as asked."""
+    items = expand(inputs)
+    if output == STDIN:
+        output = None
+    several = len(items) > 1 or any(i != STDIN and Path(i).is_dir() for i in inputs)
+    if output is None:
+        if several:
+            raise UsageError(
+                "several inputs (or a directory) need -o DIR: their outputs would run together "
+                "on stdout"
+            )
+        return items
+    if several and Path(output).exists() and not Path(output).is_dir():
+        raise UsageError(f"{output} is a file: several inputs (or a directory) need -o DIR")
+    to_dir = several or Path(output).is_dir() or output.endswith(("/", os.sep))
+    planned = [Item(i.name, i.rel, _target(i, Path(output), to_dir)) for i in items]
+    _check_targets(planned)
+    return planned
+
+
+def _target(item: Item, output: Path, to_dir: bool) -> Path:
+    if not to_dir:
+        return output
+    if item.name == STDIN:
+        raise UsageError("stdin (-) has no file name to write under the output directory")
+    return output / (item.rel if item.rel is not None else Path(item.name).name)
+
+
+def _check_targets(items: list[Item]) -> None:
+    """No two inputs write one file, and no output is an input."""
+    seen: dict[str, str] = {}
+    for item in items:
+        key = os.path.realpath(item.target)
+        if key in seen:
+            raise UsageError(f"{seen[key]} and {item.name} would both be written to {item.target}")
+        seen[key] = item.name
+    inputs = {os.path.realpath(i.name): i.name for i in items if i.name != STDIN}
+    for item in items:
+        if os.path.realpath(item.target) in inputs:
+            raise UsageError(
+                f"the output {item.target} is the input {item.name}; inputs are never written"
+            )
+
+
+def read_input(name: str) -> bytes:
+    """The bytes of a file, or of stdin for `-`. Raises ShardyConvertError naming the file."""
+    if name == STDIN:
+        return sys.stdin.buffer.read()
+    try:
+        return Path(name).read_bytes()
+    except OSError as e:
+        raise ShardyConvertError(f"cannot read: {e.strerror}", file=name) from None
+
+
+def process(job: Job, item: Item, data: bytes | None = None) -> Outcome:
+    """Reads and transforms one input; errors come back as located messages (picklable, so
+    this runs in worker processes too)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ShardyConvertWarning)
+        try:
+            result, errors = job.apply(read_input(item.name) if data is None else data, item.name)
+        except Exception as e:  # a bug of ours: reported with this input, the others go on
+            return Outcome(item, None, (describe(e, item.name),))
+    notes = tuple(
+        w.message.located(file=item.name).describe()
+        for w in caught
+        if isinstance(w.message, ShardyConvertWarning)
+    )
+    return Outcome(item, result, tuple(str(e.located(file=item.name)) for e in errors), notes)
+
+
+def run(job: Job, items: list[Item], jobs: int = 1) -> Iterator[Outcome]:
+    """Every input transformed (in `jobs` processes) and written, in input order. An input
+    whose output cannot be written comes back with that error."""
+    for outcome in _outcomes(job, items, jobs):
+        if not outcome.errors:
+            try:
+                write(outcome.result, outcome.item.target)
+            except ShardyConvertError as e:
+                outcome = Outcome(outcome.item, None, (str(e),))
+        yield outcome
+
+
+def _outcomes(job: Job, items: list[Item], jobs: int) -> Iterator[Outcome]:
+    """Outcomes in input order; stdin is read here, files by the workers."""
+    stdin = read_input(STDIN) if any(i.name == STDIN for i in items) else None
+    if jobs <= 1 or len(items) <= 1:
+        for item in items:
+            yield process(job, item, stdin if item.name == STDIN else None)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        data = [stdin if i.name == STDIN else None for i in items]
+        try:
+            yield from pool.map(process, [job] * len(items), items, data)
+        except BrokenProcessPool as e:
+            raise ShardyConvertError(f"a worker process died: {e}") from None
+
+
+# --- safe writes -------------------------------------------------------------------------------
+
+
+def write(result: str | bytes, target: Path | None, stdout: BinaryIO | None = None) -> None:
+    """Writes `result` to stdout or to `target`. Raises ShardyConvertError naming the path.
+
+    A regular file (or a new one) is replaced atomically: a reader sees the old file or the
+    whole new one. The new file keeps the old one's mode (a new file follows the umask). A
+    symlink is written through to its target; a FIFO, a device or a terminal is written in
+    place, never renamed over.
+    """
+    data = result.encode() if isinstance(result, str) else result
+    if target is None:
+        write_all(data, stdout or sys.stdout.buffer, "<stdout>")
+        return
+    real = Path(os.path.realpath(target))
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise ShardyConvertError(f"cannot write: {e.strerror}", file=str(target)) from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        _write_in_place(data, real, target)
+    else:
+        _replace(data, real, target, st)
+
+
+def _write_in_place(data: bytes, real: Path, target: Path) -> None:
+    try:
+        with open(real, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        raise ShardyConvertError(f"cannot write: {e.strerror}", file=str(target)) from None
+
+
+def _replace(data: bytes, real: Path, target: Path, st: os.stat_result | None) -> None:
+    """Atomic replace of a regular file (or a new one) through a temporary file beside it."""
+    tmp = real.parent / f".{real.name}.{secrets.token_hex(4)}.tmp"
+    try:
+        if st is not None and not os.access(real, os.W_OK):
+            raise PermissionError(13, "Permission denied")
+        real.parent.mkdir(parents=True, exist_ok=True)
+        # 0o666 through the umask, like any new file; an existing file's own mode below.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as e:
+        raise ShardyConvertError(f"cannot write: {e.strerror}", file=str(target)) from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            if st is not None:
+                os.fchmod(f.fileno(), stat.S_IMODE(st.st_mode))
+        os.replace(tmp, real)
+    except BaseException as e:
+        tmp.unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise ShardyConvertError(f"cannot write: {e.strerror}", file=str(target)) from None
+        raise

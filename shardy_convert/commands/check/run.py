@@ -1,0 +1,168 @@
+"""The `check` loop over a batch: every graph of every input gets one `GraphCheck`.
+
+Two phases, because the CPU client's device count is fixed when it starts and because
+nothing in jaxlib that can abort may see input `convert` has not accepted:
+1. read every input (text, bytecode, portable artifact, dump, directory, stdin) and convert
+   every graph; a graph's device count is what its converted module says (its meshes,
+   `mhlo.num_partitions`), `devices` only when nothing in the module or its dump says;
+2. start the client once at the largest count, then compile and compare graph by graph.
+A failing file or graph is reported and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from ...errors import InternalError, ShardyConvertError
+from ...formats import dump
+from ...formats import module as formats
+from ...ir.mlir import new_context, parse_module, print_module
+from .client import ensure_devices
+from .verdict import Report, compare
+
+
+@dataclass
+class GraphCheck:
+    """One graph's outcome: a report, "already Shardy", or a located error."""
+
+    where: str
+    report: Report | None = None
+    error: ShardyConvertError | None = None
+
+    @property
+    def failed(self) -> bool:
+        """An error, or a conversion that differs (exit 1); a compiler difference is not."""
+        return self.error is not None or (self.report is not None and not self.report.ok)
+
+    def __str__(self) -> str:
+        if self.error is not None:
+            return str(self.error)
+        if self.report is None:
+            return f"{self.where}: already Shardy: nothing to convert"
+        return f"{self.where}: {self.report}"
+
+
+@dataclass
+class _Graph:
+    """Phase 1's result for one graph: the two modules to compile, or the final outcome."""
+
+    file: str
+    index: int | None
+    original: str = ""
+    converted: str = ""
+    devices: int = 1
+    outcome: GraphCheck | None = None
+
+    @property
+    def where(self) -> str:
+        return self.file if self.index is None else f"{self.file}:graph {self.index}"
+
+    def failed(self, error: ShardyConvertError) -> _Graph:
+        self.outcome = GraphCheck(self.where, error=error.located(file=self.file, graph=self.index))
+        return self
+
+    def finish(self, reference: bool) -> GraphCheck:
+        if self.outcome is not None:
+            return self.outcome
+        try:
+            report = compare(self.original, self.converted, self.devices, reference=reference)
+        except ShardyConvertError as e:
+            return self.failed(e).outcome
+        except Exception as e:  # a bug of ours or jaxlib's: this graph only
+            return self.failed(InternalError(e)).outcome
+        return GraphCheck(self.where, report)
+
+
+def check_inputs(
+    inputs: Sequence[str],
+    *,
+    devices: int | None = None,
+    mesh: str | None = None,
+    reference: bool = True,
+) -> Iterator[GraphCheck]:
+    """Checks every graph of every input, in order (see the module docstring)."""
+    from ..batch import STDIN, expand, read_input
+
+    items = expand(inputs)  # before stdin is read: a usage error reads nothing
+    stdin = read_input(STDIN) if STDIN in inputs else b""
+    graphs = [
+        graph
+        for item in items
+        for graph in _prepare(item.name, stdin if item.name == STDIN else None, devices, mesh)
+    ]
+    largest = max((g.devices for g in graphs if g.outcome is None), default=1)
+    with contextlib.suppress(ShardyConvertError):  # started smaller: each graph says so
+        ensure_devices(largest)
+    for graph in graphs:
+        yield graph.finish(reference)
+
+
+def _prepare(name: str, data: bytes | None, devices: int | None, mesh) -> list[_Graph]:
+    from ..batch import read_input
+
+    try:
+        source = dump.read(_text(read_input(name) if data is None else data), name)
+    except ShardyConvertError as e:
+        return [_Graph(name, None).failed(e)]
+    fallback = source.device_count if source.is_dump else None
+    # One loop for every command: errors and warnings come back located in the input.
+    results = dump.for_each_graph(
+        source, lambda g: _convert(_Graph(name, g.index), g, fallback or devices, mesh), name
+    )
+    return [
+        _Graph(name, g.index).failed(r) if isinstance(r, ShardyConvertError) else r
+        for g, r in zip(source.graphs, results)
+    ]
+
+
+def _text(data: bytes) -> str | bytes:
+    """MLIR text of bytecode and portable artifacts (read in a child process, see
+    formats.load); other bytes as they are (text, or what the parser will reject, located)."""
+    if formats.detect(data) == "text":
+        return data
+    with new_context() as ctx:
+        return print_module(formats.load(data, ctx), "text", locations=True)
+
+
+def _convert(graph: _Graph, source: dump.Graph, fallback: int | None, mesh) -> _Graph:
+    """`graph` with its two modules, or "already Shardy". Raises ShardyConvertError (a bug of
+    ours as an InternalError) for `for_each_graph` to locate."""
+    from ...converter import convert
+
+    try:
+        if _is_shardy(source.text):
+            graph.outcome = GraphCheck(graph.where)
+            return graph
+        converted = convert(source.text, mesh=mesh, fallback_devices=fallback, validate=True)
+        graph.original, graph.converted = source.text, converted
+        graph.devices = device_count(converted)
+    except ShardyConvertError:
+        raise
+    except Exception as e:
+        raise InternalError(e) from None
+    return graph
+
+
+def _is_shardy(text: str) -> bool:
+    from ...converter import is_shardy
+
+    with new_context() as ctx:
+        return is_shardy(parse_module(text, ctx).operation)
+
+
+def device_count(text: str) -> int:
+    """Devices a Shardy module runs on: its meshes (axes, `device_ids`) and
+    `mhlo.num_partitions`, whichever is largest."""
+    from ...ir.bindings import ir
+    from ...ir.sdy_attrs import read_meshes
+
+    with new_context() as ctx:
+        module = parse_module(text, ctx).operation
+        counts = [1]
+        if "mhlo.num_partitions" in module.attributes:
+            counts.append(ir.IntegerAttr(module.attributes["mhlo.num_partitions"]).value)
+        for mesh in read_meshes(module).values():
+            counts += [mesh.size, max(mesh.device_ids or (-1,)) + 1]
+        return max(counts)

@@ -1,0 +1,222 @@
+"""The three forms a module arrives in, and back: MLIR text, MLIR bytecode, and the StableHLO
+portable artifact (VHLO bytecode) that XLA's PJRT C-API client hands a plugin.
+
+A portable artifact is MLIR bytecode whose producer string is `StableHLO_vX.Y.Z`; jaxlib
+serializes and deserializes it (`jaxlib._jax.mlir`). Serializing a Shardy module exports
+Shardy to its round-trip form (`xla.sdy.meshes` / `xla.sdy.sharding` frontend attributes next
+to V2 `mhlo.sharding` strings), which plugins re-import.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from typing import NoReturn
+
+from ..errors import ModuleError, ShardyConvertError
+from ..ir import compat
+from ..ir.bindings import ir
+from ..ir.mlir import BYTECODE_MAGIC, is_bytecode, mlir_error, parse_module, print_module
+
+FORMS = ("text", "bytecode", "portable")
+_PORTABLE_PRODUCER = "StableHLO_v"
+
+
+def producer(data: bytes) -> str | None:
+    """The producer string of MLIR bytecode (`MLIR23.0.0git`, `StableHLO_v1.13.3`)."""
+    if not is_bytecode(data):
+        return None
+    pos = len(BYTECODE_MAGIC)
+    while pos < len(data) and data[pos] & 0x80 == 0 and pos == len(BYTECODE_MAGIC):
+        pos += 1  # the bytecode version, one varint byte in every version so far
+    end = data.find(b"\0", pos, pos + 64)
+    return data[pos:end].decode("ascii", "replace") if end > 0 else None
+
+
+def detect(data: str | bytes) -> str:
+    """`text`, `bytecode` or `portable`."""
+    if not is_bytecode(data):
+        return "text"
+    name = producer(data) or ""
+    return "portable" if name.startswith(_PORTABLE_PRODUCER) else "bytecode"
+
+
+def portable_version(data: bytes) -> str | None:
+    name = producer(data) or ""
+    return name.removeprefix(_PORTABLE_PRODUCER) if name.startswith(_PORTABLE_PRODUCER) else None
+
+
+def check_type(data: object) -> str | bytes:
+    """`data` if it is a module as the library takes it (`str` text, `bytes` text, bytecode
+    or portable artifact); TypeError otherwise (a path is not read for the caller)."""
+    if isinstance(data, (str, bytes)):
+        return data
+    hint = " (read the file first)" if isinstance(data, os.PathLike) else ""
+    raise TypeError(
+        f"a module must be str or bytes (MLIR text, bytecode or a portable artifact), "
+        f"not {type(data).__name__}{hint}"
+    )
+
+
+def check_version(version: str) -> None:
+    """Raises ShardyConvertError unless `version` is a StableHLO version jaxlib can write."""
+    from ..ir.bindings import stablehlo
+
+    low, high = stablehlo.get_minimum_version(), stablehlo.get_current_version()
+    parts = version.split(".")
+    if len(parts) == 3 and all(p.isascii() and p.isdigit() and len(p) < 6 for p in parts):
+        number = tuple(map(int, parts))
+        if _number(low) <= number <= _number(high):
+            return
+    raise ShardyConvertError(
+        f'target version "{version[:40]}" is not a StableHLO version from {low} to {high}'
+    )
+
+
+def _number(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split("."))
+
+
+def load(data: str | bytes, ctx: ir.Context, *, trusted: bool = False) -> ir.Module:
+    """Parses any of the three forms into a StableHLO module in `ctx`.
+
+    Bytecode (plain or portable) is first read in a child process and comes back as text:
+    MLIR's bytecode reader is not hardened against corrupt input and can abort or corrupt
+    memory (measured: `double free or corruption`, nanobind `terminate`), which must not take
+    the caller's process down. The text keeps every location. Empty input is an error.
+    `trusted` bytes (a framework's own program, handed over in-process by the PJRT plugin
+    wrapper) are read in this process.
+    """
+    check_type(data)
+    if not data or data.isspace():  # isspace stops at the first other character
+        raise ModuleError("the input is empty")
+    if is_bytecode(data) and ISOLATE_BYTECODE and not trusted:
+        return parse_module(read_isolated(data), ctx)
+    return _load_in_process(data, ctx)
+
+
+# Read untrusted bytecode in a child process (see `load`); costs ~0.3 s per bytecode input.
+ISOLATE_BYTECODE = bool(sys.executable)
+_CHILD_TIMEOUT = 600
+_CHILD = (
+    "import sys; sys.path.insert(0, {root!r}); "
+    "from shardy_convert.formats.module import _isolated_main; _isolated_main()"
+)
+
+
+def read_isolated(data: bytes) -> str:
+    """MLIR text (with locations) of bytecode `data`, read by a child process.
+
+    Raises ModuleError with the reader's own message, or saying that it crashed.
+    """
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        child = subprocess.run(
+            [sys.executable, "-c", _CHILD.format(root=root)],
+            input=data,
+            capture_output=True,
+            timeout=_CHILD_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired:
+        raise ModuleError(f"cannot read the bytecode: no result after {_CHILD_TIMEOUT} s") from None
+    if child.returncode == 0:
+        try:
+            return child.stdout.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ModuleError(
+                f"cannot read the bytecode: byte {e.start} of its text is not UTF-8"
+            ) from None
+    _child_error(child)
+
+
+def _child_error(child: subprocess.CompletedProcess) -> NoReturn:
+    if child.returncode == 1 and child.stdout.startswith(b"{"):
+        raise _reported_error(json.loads(child.stdout))
+    if child.returncode < 0:
+        try:
+            how = signal.Signals(-child.returncode).name
+        except ValueError:
+            how = f"signal {-child.returncode}"
+    else:
+        how = f"exit code {child.returncode}"
+    last = child.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+    detail = f": {last[0][:200]}" if last else ""
+    raise ModuleError(f"cannot read the bytecode: MLIR's reader crashed on it ({how}){detail}")
+
+
+def _reported_error(report: dict) -> ModuleError:
+    """The error the child reported, raised here: ours as it was (message and location), any
+    other exception (jaxlib's own) named by its type."""
+    if report["ours"]:
+        return ModuleError(report["message"], location=report["location"])
+    return ModuleError(f"cannot read the bytecode: {report['type']}: {report['message']}")
+
+
+def _isolated_main() -> None:
+    """The child of `read_isolated`: bytecode on stdin; on stdout its text, or the exception
+    as data (JSON) for the parent to raise."""
+    from ..ir.mlir import new_context
+
+    data = sys.stdin.buffer.read()
+    try:
+        with new_context() as ctx:
+            module = _load_in_process(data, ctx)
+            text = module.operation.get_asm(binary=True, enable_debug_info=True)
+    except Exception as e:  # raised by the parent, see `_reported_error`
+        ours = isinstance(e, ShardyConvertError)
+        report = {
+            "ours": ours,
+            "type": type(e).__name__,
+            "message": e.message if ours else str(e),
+            "location": e.location if ours else None,
+        }
+        sys.stdout.write(json.dumps(report))
+        sys.exit(1)
+    sys.stdout.buffer.write(text)
+
+
+def _load_in_process(data: str | bytes, ctx: ir.Context) -> ir.Module:
+    if detect(data) != "portable":
+        return parse_module(data, ctx)
+    try:
+        return compat.deserialize_portable_artifact(data, ctx)
+    except ir.MLIRError as e:
+        raise mlir_error("cannot read the portable artifact", e) from None
+    except Exception as e:  # jaxlib raises its own error type for bad artifacts
+        raise ModuleError(f"cannot read the portable artifact: {e}") from None
+
+
+def save(
+    module: ir.Module, form: str, target: str | None = None, locations: bool = False
+) -> str | bytes:
+    """Prints a module as text (with `loc(...)` if `locations`), bytecode, or a portable
+    artifact for StableHLO `target` (default: the newest version this jaxlib writes). A
+    portable artifact is written in this process when `round_trip` can (the same bytes, in less
+    than half the time), else by jaxlib's writer."""
+    if form != "portable":
+        return print_module(module, form, locations)
+    from ..ir.bindings import stablehlo
+
+    target = target or stablehlo.get_current_version()
+    from . import portable as round_trip
+
+    written = round_trip.serialize(module, target)  # in this process, when it can
+    if written is not None:
+        return written
+    try:
+        return compat.serialize_portable_artifact(print_module(module, "bytecode"), target)
+    except Exception as e:  # an op the target version cannot express, a bad version
+        raise ModuleError(f"cannot write a portable artifact for StableHLO {target}: {e}") from None
+
+
+def through_vhlo(module: ir.Module, ctx: ir.Context) -> ir.Module:
+    """`module` serialized to a portable artifact and read back (in this process: we wrote
+    it): the form every module that went through VHLO has, attributes at their default value
+    dropped. A module VHLO cannot hold comes back as it is."""
+    try:
+        return _load_in_process(save(module, "portable"), ctx)
+    except ModuleError:
+        return module

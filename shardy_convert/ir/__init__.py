@@ -1,0 +1,3 @@
+"""The MLIR boundary: the only folder that imports `jaxlib.mlir` (contexts, parsing and printing,
+the walker, `#sdy` attribute readers and builders, manual regions, jaxlib compat, legacy i1).
+May use: errors, options, sharding."""

@@ -1,0 +1,137 @@
+"""The MLIR boundary for Shardy attributes: `#sdy.mesh`, `#sdy.sharding`,
+`#sdy.sharding_per_value` and `#sdy<manual_axes>` read into the plain dataclasses of
+`sharding/sdy.py` (the other direction is `str(x)` parsed with `ir.Attribute.parse`).
+
+export-shardings, import-custom-calls and `inspect` all read Shardy through these functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import sdy
+
+from ..errors import ModuleError
+from ..sharding.export import to_hlo
+from ..sharding.sdy import AxisRef, DimSharding, Mesh, TensorSharding
+from .mlir import string_value
+from .walker import body
+
+MESH_OP = "sdy.mesh"
+MANUAL_COMPUTATION = "sdy.manual_computation"
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def mesh_from_attr(attr: ir.Attribute) -> Mesh:
+    """`#sdy.mesh<["a"=2, "b"=4], device_ids=[...]>` as a Mesh."""
+    mesh = sdy.MeshAttr(attr)
+    axes = tuple((sdy.MeshAxisAttr(a).name, sdy.MeshAxisAttr(a).size) for a in mesh.axes)
+    return Mesh(axes, tuple(mesh.device_ids) or None)
+
+
+def axis_from_attr(attr: ir.Attribute) -> AxisRef:
+    """`"a"` or the sub-axis `"a":(2)4` as an AxisRef."""
+    ref = sdy.AxisRefAttr(attr)
+    sub = ref.sub_axis_info
+    if sub is None:
+        return AxisRef(ref.name)
+    sub = sdy.SubAxisInfoAttr(sub)
+    return AxisRef(ref.name, sub.pre_size, sub.size)
+
+
+def dim_from_attr(attr: ir.Attribute) -> DimSharding:
+    d = sdy.DimensionShardingAttr(attr)
+    return DimSharding(tuple(axis_from_attr(a) for a in d.axes), d.is_closed)
+
+
+def sharding_from_attr(attr: ir.Attribute, meshes: dict[str, Mesh]) -> tuple[TensorSharding, Mesh]:
+    """A `#sdy.sharding` (named or inline mesh) as a TensorSharding and the Mesh it is on; an
+    inline mesh is named "". ModuleError when it names a mesh not in `meshes`.
+
+    Dim priorities (`{"x"}p1`) steer propagation only and have no GSPMD spelling: dropped."""
+    ts = sdy.TensorShardingAttr(attr)
+    ref = ts.mesh_or_ref
+    if isinstance(ref, ir.FlatSymbolRefAttr):
+        name = ref.value
+        if name not in meshes:
+            raise ModuleError(f"sharding {attr} names no sdy.mesh of this module")
+        mesh = meshes[name]
+    else:
+        name, mesh = "", mesh_from_attr(ref)
+    sharding = TensorSharding(
+        name,
+        tuple(dim_from_attr(d) for d in ts.dimension_shardings),
+        tuple(axis_from_attr(a) for a in ts.replicated_axes),
+        tuple(axis_from_attr(a) for a in ts.unreduced_axes),
+    )
+    return sharding, mesh
+
+
+def per_value(attr: ir.Attribute) -> list[ir.Attribute]:
+    """The `#sdy.sharding`s of a `#sdy.sharding_per_value<[...]>`, one per result."""
+    return list(sdy.TensorShardingPerValueAttr(attr).shardings)
+
+
+def manual_axes_from_attr(attr: ir.Attribute) -> tuple[str, ...]:
+    """`#sdy<manual_axes{"x", "y"}>` -> ("x", "y") (jaxlib binds no accessor for it)."""
+    return tuple(_QUOTED.findall(str(attr)))
+
+
+def read_meshes(module: ir.Operation) -> dict[str, Mesh]:
+    """Every `sdy.mesh` op of the module, by symbol name, in module order."""
+    meshes = {}
+    for op in body(module).operations:
+        op = op.operation
+        if op.name == MESH_OP:
+            meshes[string_value(op.attributes["sym_name"])] = mesh_from_attr(op.attributes["mesh"])
+    return meshes
+
+
+def lexical_manual_axes(op: ir.Operation) -> tuple[str, ...]:
+    """Manual axes of the `sdy.manual_computation`s around `op` inside its func, outermost
+    first."""
+    axes: tuple[str, ...] = ()
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        if parent.name == MANUAL_COMPUTATION:
+            inner = manual_axes_from_attr(parent.attributes["manual_axes"])
+            axes = inner + tuple(a for a in axes if a not in inner)
+        parent = parent.parent
+    return axes
+
+
+# --- one sharding as a GSPMD string ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Exported:
+    """One exported sharding: its `mhlo.sharding` text and its open dims."""
+
+    text: str
+    open_dims: tuple[int, ...]
+
+    @property
+    def backend_config(self) -> str:
+        """`unspecified_dims=[0,1]` as JAX writes it on `@Sharding`; "" when all are closed."""
+        if not self.open_dims:
+            return ""
+        return f"unspecified_dims=[{','.join(map(str, self.open_dims))}]"
+
+
+def export_sharding(
+    attr: ir.Attribute, meshes: dict[str, Mesh], manual: Iterable[str] = ()
+) -> Exported:
+    """The GSPMD string of a `#sdy.sharding` inside a region manual over `manual` axes.
+
+    On mesh ["x"=2, "y"=4] with manual {"x"}: `[{}, {"y"}]` ->
+    `{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dims={manual}}` (dim 1 on y, then the x group).
+    """
+    sharding, mesh = sharding_from_attr(attr, meshes)
+    names = [name for name, _ in mesh.axes]
+    manual_axes = tuple(a for a in names if a in set(manual))
+    hlo = to_hlo(sharding, mesh, manual_axes)
+    open_dims = tuple(k for k, d in enumerate(sharding.dims) if not d.is_closed)
+    return Exported(str(hlo), open_dims)

@@ -1,0 +1,62 @@
+"""What a conversion is asked to do, checked before any MLIR is read: the mesh a user names, the
+options of the project's passes, and XLA's rule for its propagation flags. A leaf: it imports
+only `errors`, so the CLI and the pipeline-text parser can check options without jaxlib."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .errors import ShardyConvertError, clip
+
+# More devices than any machine has: refuse before allocating anything of that size.
+MAX_DEVICES = 2**24
+
+
+@dataclass(frozen=True)
+class Options:
+    """Options of the project's passes, by field name (see ImportShardingsPass)."""
+
+    num_devices: int | None = None
+    fallback_devices: int | None = None
+    mesh: tuple[tuple[str, int], ...] | None = None
+    allow_spmd_sharding_propagation_to_parameters: bool | tuple[bool, ...] | None = None
+    allow_spmd_sharding_propagation_to_output: bool | tuple[bool, ...] | None = None
+    strict: bool | None = None
+
+
+# Axis names go into `#sdy.mesh<["name"=4]>` text; sizes are bounded like sharding sizes.
+_MESH_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
+
+
+def parse_mesh(mesh: Sequence[tuple[str, int]] | str | None) -> tuple[tuple[str, int], ...] | None:
+    """`"batch=2,model=4"` or `[("batch", 2), ...]` -> (("batch", 2), ("model", 4))."""
+    if mesh is None or (isinstance(mesh, (list, tuple)) and not mesh):
+        return None
+    if isinstance(mesh, str):
+        parts = [part.strip() for part in mesh.split(",")]
+    else:
+        parts = [f"{n}={s}" for n, s in mesh]
+    text = mesh if isinstance(mesh, str) else ",".join(parts)
+    axes = tuple(_check_mesh_axis(text, part) for part in parts)
+    if len({n for n, _ in axes}) != len(axes):
+        raise ShardyConvertError(f'mesh "{text}" names an axis twice')
+    return axes
+
+
+def _check_mesh_axis(mesh: str, part: str) -> tuple[str, int]:
+    """One `NAME=SIZE` of a mesh; errors quote `part` as it was written."""
+    shown = clip(mesh, 80)
+    name, equals, size = (x.strip() for x in part.partition("="))
+    if not equals or not _MESH_NAME.fullmatch(name) or not size.isascii() or not size.isdigit():
+        raise ShardyConvertError(
+            f'mesh "{shown}": expected NAME=SIZE,... with names of letters, digits, "_", "." '
+            f'or "-", got "{clip(part, 40)}"'
+        )
+    if len(size.lstrip("0")) > 9 or not 1 <= int(size) <= MAX_DEVICES:
+        raise ShardyConvertError(
+            f'mesh "{shown}": axis "{name[:40]}" has size {clip(size, 20)}, not one from 1 to '
+            f"{MAX_DEVICES}"
+        )
+    return name, int(size)

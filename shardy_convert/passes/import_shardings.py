@@ -1,0 +1,297 @@
+"""import-shardings: GSPMD `mhlo.sharding` strings become one `sdy.mesh` and `sdy.sharding`s."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..errors import ModuleError, NoShardyFormError, ShardyConvertError, ShardyConvertWarning
+from ..ir.bindings import ir
+from ..ir.mlir import format_location
+from ..ir.walker import (
+    SDY_SHARDING,
+    SHARDING,
+    Site,
+    ValueAttrs,
+    body,
+    call_target,
+    func_name,
+    funcs,
+    join_location,
+    num_partitions,
+    sites,
+    value_attrs,
+)
+from ..sharding import HloSharding, Kind, import_rules
+from ..sharding.mesh import MeshPlan, maximal_mesh_name, plan_mesh
+from ..sharding.sdy import Mesh, TensorSharding, per_value_attr
+from ..sharding.uneven import uneven_dims
+
+# Custom calls whose `{manual}` shardings only import-custom-calls can place: it turns them
+# into `sdy.manual_computation` and needs the GSPMD strings to know the manual axes.
+MANUAL_BOUNDARIES = ("SPMDFullToShardShape", "SPMDShardToFullShape")
+
+
+@dataclass(frozen=True)
+class ImportShardingsPass:
+    """Derives one global `sdy.mesh @mesh` from all shardings of the module (plus one
+    single-device mesh per maximal device) and replaces every `mhlo.sharding` on func
+    arguments, results and ops by the equivalent `sdy.sharding`. A mesh is always emitted;
+    the manual-region custom calls keep their strings for import-custom-calls. Unannotated
+    arguments and results of `@main` become closed replicated where XLA's compile options
+    would not let propagation reach them (`allow_spmd_sharding_propagation_to_parameters`
+    / `_to_output`: one bool for all, or one per value), and stay open otherwise."""
+
+    NAME: ClassVar[str] = "import-shardings"
+    num_devices: int | None = None
+    fallback_devices: int | None = None
+    mesh: tuple[tuple[str, int], ...] | None = None
+    # torch_xla's compile options: parameters keep their placement, outputs are propagated.
+    allow_spmd_sharding_propagation_to_parameters: bool | tuple[bool, ...] = False
+    allow_spmd_sharding_propagation_to_output: bool | tuple[bool, ...] = True
+    # An uneven sharding (see sharding/uneven.py) is an error, not a warning.
+    strict: bool = False
+
+    def run(self, module: ir.Operation) -> None:
+        found = self.check(module)
+        count = self.num_devices or num_partitions(module)
+        try:
+            plan = self.plan(module, [s for _, s in found])
+        except ShardyConvertError as e:
+            raise e.located(location=_blame(found, count, self.mesh)) from None
+        closed = self.closed_unannotated(module)
+        _check_even(found, plan, self.strict)
+        with module.context:
+            _insert_meshes(module, plan)
+            _import(module, found, plan)
+            _close(module, closed)
+
+    def closed_unannotated(self, module: ir.Operation) -> list[tuple[str, int, int]]:
+        """(kind, index, rank) of each unannotated ranked `@main` argument and result that
+        propagation may not reach: XLA's GSPMD replicates those, Shardy would shard them."""
+        main = _main(module)
+        if main is None:
+            return []
+        ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+        closed = []
+        for kind, types, allowed in (
+            ("arg", ftype.inputs, self.allow_spmd_sharding_propagation_to_parameters),
+            ("result", ftype.results, self.allow_spmd_sharding_propagation_to_output),
+        ):
+            flags = _per_value(allowed, len(types), kind, main)
+            values = ValueAttrs(main, kind)
+            closed += [
+                (kind, k, ir.RankedTensorType(t).rank)
+                for k, t in enumerate(types)
+                if not flags[k]
+                and isinstance(t, ir.RankedTensorType)
+                and not {SHARDING, SDY_SHARDING} & values.dicts[k].keys()
+            ]
+        return closed
+
+    def check(self, module: ir.Operation) -> list[tuple[Site, HloSharding]]:
+        """The import rules (`sharding.import_rules`), which need only the GSPMD strings and the
+        value types, before anything is rewritten; raises the first error. `convert` also runs
+        it on the module as written, so that errors quote the strings as the user wrote them
+        (v1-to-v2 rewrites them first)."""
+        found = [(site, site.parse()) for site in sites(module)]
+        facts = import_rules.ModuleFacts(
+            tuple(site.placed(sharding) for site, sharding in found),
+            self.num_devices or num_partitions(module),
+            "num_devices" if self.num_devices else "mhlo.num_partitions",
+        )
+        error = import_rules.first_error(facts)
+        if error is not None:
+            kind = NoShardyFormError if error.code in import_rules.NO_SHARDY_FORM else ModuleError
+            raise kind(error.message, location=error.location)
+        _check_num_partitions(module, self.num_devices)
+        return found
+
+    def plan(self, module: ir.Operation, shardings: list[HloSharding]) -> MeshPlan:
+        count = self.num_devices or num_partitions(module)
+        plan = plan_mesh(shardings, num_devices=count, hint=self.mesh)
+        if not plan.device_count_known and self.fallback_devices:
+            plan = plan_mesh(shardings, num_devices=self.fallback_devices, hint=self.mesh)
+        if not plan.device_count_known:
+            warnings.warn(
+                "no sharding, mhlo.num_partitions or --num-devices says how many devices this "
+                "module runs on; emitting a 1-device mesh",
+                ShardyConvertWarning,
+                stacklevel=2,
+            )
+        return plan
+
+
+def _per_value(allowed: bool | tuple[bool, ...], count: int, kind: str, func) -> list[bool]:
+    """XLA's reading of an allow_spmd_sharding_propagation_* list: none means False for all,
+    one applies to all, otherwise one per value."""
+    flags = (allowed,) if isinstance(allowed, bool) else tuple(allowed)
+    if len(flags) <= 1:
+        return [bool(flags and flags[0])] * count
+    if len(flags) != count:
+        what = "parameters" if kind == "arg" else "output"
+        values = "arguments" if kind == "arg" else "results"
+        raise ShardyConvertError(
+            f"allow_spmd_sharding_propagation_to_{what} has {len(flags)} values but @main has "
+            f"{count} {values}",
+            location=format_location(func.location),
+        )
+    return [bool(f) for f in flags]
+
+
+def _check_even(found: list[tuple[Site, HloSharding]], plan: MeshPlan, strict: bool) -> None:
+    """Warns (or, `strict`, raises) at each value with a dim its shard count does not divide:
+    GSPMD pads it, Shardy keeps fewer axes (sharding/uneven.py), another program."""
+    axes = plan.axis_sizes
+    for site, sharding in found:
+        if site.kind == "module" or call_target(site.owner) in MANUAL_BOUNDARIES:
+            continue
+        types = site.value_types()
+        leaves = sharding.leaves() if sharding.kind is Kind.TUPLE else [sharding] * len(types)
+        for k, (leaf, value_type) in enumerate(zip(leaves, types)):
+            if leaf.kind is not Kind.TILED or not isinstance(value_type, ir.RankedTensorType):
+                continue
+            shape = tuple(ir.RankedTensorType(value_type).shape)
+            tensor = _on_type(site, leaf, value_type, plan)
+            for dim in uneven_dims(tensor, shape, axes):
+                which = f"result {k}: " if len(types) > 1 else ""
+                message = f'{which}{dim} (sharding "{site.text}"): another program'
+                if strict:
+                    raise NoShardyFormError(message, location=site.location)
+                warnings.warn(ShardyConvertWarning(message, location=site.location), stacklevel=2)
+
+
+def _main(module: ir.Operation) -> ir.Operation | None:
+    return next((f for f in funcs(module) if func_name(f) == "main"), None)
+
+
+def _close(module: ir.Operation, closed: list[tuple[str, int, int]]) -> None:
+    """Gives each of `closed` a closed replicated sharding on the global mesh (after _import,
+    which rewrote the same attribute arrays)."""
+    main = _main(module)
+    for kind in ("arg", "result"):
+        entries = [(k, rank) for which, k, rank in closed if which == kind]
+        if not entries:
+            continue
+        values = ValueAttrs(main, kind)
+        for k, rank in entries:
+            dims = ", ".join(["{}"] * rank)
+            values.dicts[k][SDY_SHARDING] = ir.Attribute.parse(f"#sdy.sharding<@mesh, [{dims}]>")
+        values.save()
+
+
+def _check_num_partitions(module: ir.Operation, num_devices: int | None) -> None:
+    """A device count given as an option agrees with the module's own `mhlo.num_partitions`
+    (the output would otherwise carry both: a mesh of one size, partitions of another)."""
+    partitions = num_partitions(module)
+    if num_devices is not None and partitions is not None and partitions != num_devices:
+        raise ModuleError(
+            f"num_devices is {num_devices} but the module says mhlo.num_partitions = {partitions}",
+            location=join_location(
+                format_location(module.location), "module attribute mhlo.num_partitions"
+            ),
+        )
+
+
+def _rank(site: Site, value_type: ir.Type) -> int:
+    if isinstance(value_type, ir.RankedTensorType):
+        return ir.RankedTensorType(value_type).rank
+    if str(value_type) == "!stablehlo.token":
+        return 0
+    raise ModuleError(
+        f'sharding "{site.text}" on a value of type {value_type}, which is not a ranked tensor',
+        location=site.location,
+    )
+
+
+def _blame(found: list[tuple[Site, HloSharding]], count, hint) -> str | None:
+    """Where a mesh that cannot be planned goes wrong: the first sharding whose addition (in
+    walk order) makes planning fail. Tries at most 32 distinct shardings."""
+    seen: dict[str, HloSharding] = {}
+    for site, sharding in found:
+        if import_rules.tiled_count(sharding) is None or str(sharding) in seen:
+            continue
+        seen[str(sharding)] = sharding
+        if len(seen) > 32:
+            return site.location
+        try:
+            plan_mesh(list(seen.values()), num_devices=count, hint=hint)
+        except ShardyConvertError:
+            return site.location
+    return found[0][0].location if found else None
+
+
+def _insert_meshes(module: ir.Operation, plan: MeshPlan) -> None:
+    meshes = [("mesh", plan.mesh)] + [(maximal_mesh_name(d), Mesh((), (d,))) for d in plan.maximal]
+    ip = ir.InsertionPoint.at_block_begin(body(module))
+    for name, mesh in meshes:
+        ir.Operation.create(
+            "sdy.mesh",
+            attributes={
+                "sym_name": ir.StringAttr.get(name),
+                "mesh": ir.Attribute.parse(f"#sdy.mesh{mesh}"),
+            },
+            loc=module.location,
+            ip=ip,
+        )
+
+
+def _import(module: ir.Operation, found: list[tuple[Site, HloSharding]], plan: MeshPlan) -> None:
+    attrs: dict[str, ir.Attribute] = {}
+    edits: dict = {}
+
+    def attr(text: str) -> ir.Attribute:
+        if text not in attrs:
+            attrs[text] = ir.Attribute.parse(text)
+        return attrs[text]
+
+    for site, sharding in found:
+        if site.kind == "module":
+            if site.attr in module.attributes:
+                del module.attributes[site.attr]
+            continue
+        if site.kind == "op":
+            _import_op(site, sharding, plan, attr)
+            continue
+        values = value_attrs(edits, site)
+        entry = values.dicts[site.index]
+        entry[SDY_SHARDING] = attr(_value_sharding(site, sharding, plan).attr())
+        entry.pop(SHARDING, None)
+    for values in edits.values():
+        values.save()
+
+
+def _value_sharding(site: Site, sharding: HloSharding, plan: MeshPlan) -> TensorSharding:
+    (value_type,) = site.value_types()
+    (leaf,) = sharding.leaves()  # one, by _check_values
+    return _on_type(site, leaf, value_type, plan)
+
+
+def _import_op(site: Site, sharding: HloSharding, plan: MeshPlan, attr) -> None:
+    op = site.owner
+    if call_target(op) in MANUAL_BOUNDARIES:
+        return
+    types = site.value_types()
+    leaves = sharding.leaves() if sharding.kind is Kind.TUPLE else [sharding] * max(len(types), 1)
+    if not types and not leaves:
+        shardings = []  # `{}` on an op without results (checked by _check_tuple_arity)
+    elif not types:
+        shardings = [_on_rank(site, leaves[0], 0, plan)]
+    else:
+        shardings = [_on_type(site, leaf, t, plan) for leaf, t in zip(leaves, types)]
+    op.attributes[SDY_SHARDING] = attr(per_value_attr(shardings))
+    del op.attributes[SHARDING]
+
+
+def _on_type(
+    site: Site, sharding: HloSharding, value_type: ir.Type, plan: MeshPlan
+) -> TensorSharding:
+    return _on_rank(site, sharding, _rank(site, value_type), plan)
+
+
+def _on_rank(site: Site, sharding: HloSharding, rank: int, plan: MeshPlan) -> TensorSharding:
+    try:
+        return plan.tensor_sharding(sharding, rank)
+    except ShardyConvertError as e:
+        raise e.located(location=site.location) from None

@@ -1,0 +1,182 @@
+"""Pass pipelines as data: the project's Python passes and Shardy's `sdy-*` passes in one list.
+
+A step is a pass name. Project passes come from `registry.PASSES`; any other name
+must be one of Shardy's passes jaxlib registers (e.g. `sdy-manual-axes-cleanup`). Pipelines
+may also be written as mlir-opt pipeline strings (`pipeline_text`); unknown names are reported
+all at once.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import fields
+
+from ..errors import ShardyConvertError, UsageError
+from ..ir.bindings import ir, passmanager
+from ..ir.mlir import PythonPass, run_pipeline
+from ..options import Options
+from . import pipeline_text
+from .pipeline_text import Step
+from .registry import PASSES
+
+# The conversion, in order:
+# 1. import-shardings needs all GSPMD strings at once to derive the one global mesh. It reads
+#    V1 and V2 alike and takes each distinct string through V1 -> V2 (the algebra of
+#    v1-to-v2) on its way to sdy, so running v1-to-v2 first would only rewrite strings that
+#    are about to disappear; v1-to-v2 is the `v2` command's pass.
+# 2. import-custom-calls reads the mesh and the `sdy.sharding`s import-shardings placed.
+# 3. Shardy's own clean-ups that keep the front-end form JAX emits (what XLA compiles):
+#    lifting any inlined mesh and sorting/deduplicating manual axes.
+CONVERT_PIPELINE = (
+    "import-shardings",
+    "import-custom-calls",
+    "sdy-lift-inlined-meshes",
+    "sdy-manual-axes-cleanup",
+)
+
+# Shardy's round-trip form (a portable artifact's `xla.sdy.*` attributes and custom calls)
+# back to the front-end form: jaxlib's registered pass reads the attributes, import-round-trip
+# rebuilds the manual computations, import-custom-calls turns the `@Sharding` calls (now
+# carrying `sdy.sharding`) into `sdy.sharding_constraint`.
+ROUND_TRIP_IMPORT = (
+    "xla-sdy-round-trip-import-shardy-attrs",
+    "import-round-trip",
+    "import-custom-calls",
+)
+
+# Shardy's full import: the internal form (sdy.data_flow_edge, sdy.constant) that propagation
+# starts from. XLA refuses to compile it, so convert() only runs it on a copy, as validation,
+# unless the caller asks for the imported form.
+SDY_IMPORT = "sdy-import-pipeline"
+
+
+def parse(pipeline: str | Sequence[str | Step]) -> tuple[Step, ...]:
+    """A pipeline string (`builtin.module(a, b{k=v})`, `a,b`) or a list of pass names, checked:
+    raises one UsageError naming every unknown pass and bad option."""
+    steps = pipeline_text.parse(_joined(pipeline))
+    problems = [p for step in steps for p in _problems(step, top=True)]
+    unknown = [p for p in problems if p.startswith("unknown:")]
+    if unknown:
+        names = ", ".join(p.removeprefix("unknown:") for p in unknown)
+        problems = [
+            f"unknown pass{'es' if len(unknown) > 1 else ''}: {names} (project passes: "
+            f"{', '.join(PASSES)}; or a registered Shardy pass: see list-passes)",
+            *(p for p in problems if not p.startswith("unknown:")),
+        ]
+    if problems:
+        raise UsageError("; ".join(problems))
+    return steps
+
+
+def _problems(step: Step, top: bool) -> list[str]:
+    """What is wrong with one step (and the steps nested in it)."""
+    if step.nested is not None:
+        nested = [p for inner in step.nested for p in _problems(inner, top=False)]
+        if step.name in PASSES:
+            nested.insert(0, f"pass {step.name} takes no nested pipeline")
+        return nested or (_mlir_problems(step) if top else [])
+    cls = PASSES.get(step.name)
+    if cls is None:
+        if step.name not in _shardy_passes():
+            return [f"unknown:{step.name}"]
+        return _mlir_problems(step) if top else []
+    if not top:
+        return [f"pass {step.name} runs on the whole module: give it at the top level"]
+    try:
+        pipeline_text.python_pass_options(step.name, cls, step.options)
+    except ShardyConvertError as e:
+        return [e.message]
+    return []
+
+
+def _mlir_problems(step: Step) -> list[str]:
+    """MLIR's own objection to a step (bad options, a pass on an op it cannot run on)."""
+    if step.nested is not None:
+        return _nested_problems(step)
+    from ..ir.mlir import cpp_stderr, new_context
+
+    # A registered pass *pipeline* writes why its options are bad to fd 2, not into the error.
+    with new_context(), cpp_stderr() as leaked:
+        try:
+            passmanager.PassManager.parse(f"builtin.module({step})")
+        except ValueError as e:
+            error = e
+        else:
+            return []
+    why = _first_line(f"{''.join(leaked).strip()}\n{error}")
+    return [f"{step}: {why.removeprefix('<Pass-Options-Parser>: ')}"]
+
+
+# MLIR aborts the process ("LLVM ERROR: Can't add pass ... restricted to 'builtin.module'")
+# for some Shardy passes nested under another op, so a nested step is checked by a child.
+_CHECK_CHILD = (
+    "import sys; sys.path.insert(0, {root!r}); from shardy_convert.ir.bindings import passmanager; "
+    "from shardy_convert.ir.mlir import new_context\n"
+    "with new_context(): passmanager.PassManager.parse(sys.argv[1])"
+)
+
+
+def _nested_problems(step: Step) -> list[str]:
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    code = _CHECK_CHILD.format(root=root)
+    child = subprocess.run(
+        [sys.executable, "-c", code, f"builtin.module({step})"], capture_output=True, text=True
+    )
+    if child.returncode == 0:
+        return []
+    lines = [x for x in child.stderr.splitlines() if x.strip() and not x.startswith((" ", "Tr"))]
+    message = next(
+        (x for x in lines if "LLVM ERROR" in x or "Error" in x), _first_line(child.stderr)
+    )
+    return [f"{step}: {message.split(': ', 1)[-1]}"]
+
+
+def _first_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[0] if lines else text
+
+
+@functools.cache
+def _shardy_passes() -> frozenset[str]:
+    return frozenset(pipeline_text.registered_shardy_passes())
+
+
+def steps(
+    pipeline: str | Sequence[str] | tuple[Step, ...], options: Options
+) -> list[str | tuple[str, PythonPass]]:
+    """Instantiates the project passes: the options their dataclass fields accept, those in
+    the pipeline's `{...}` over those of `options`. Shardy's steps stay text."""
+    parsed = pipeline if _is_parsed(pipeline) else pipeline_text.parse(_joined(pipeline))
+    out: list[str | tuple[str, PythonPass]] = []
+    for step in parsed:
+        cls = PASSES.get(step.name) if step.nested is None else None
+        if cls is None:
+            out.append(str(step))
+            continue
+        accepted = {f.name for f in fields(cls)}
+        kwargs = {k: v for k, v in vars(options).items() if k in accepted and v is not None}
+        kwargs.update(pipeline_text.python_pass_options(step.name, cls, step.options))
+        out.append((step.name, cls(**kwargs).run))
+    return out
+
+
+def _is_parsed(pipeline) -> bool:
+    return isinstance(pipeline, tuple) and all(isinstance(s, Step) for s in pipeline)
+
+
+def _joined(pipeline: str | Sequence[str | Step]) -> str:
+    return pipeline if isinstance(pipeline, str) else ",".join(map(str, pipeline))
+
+
+def run(
+    module: ir.Module,
+    pipeline: str | Sequence[str] | tuple[Step, ...],
+    options: Options = Options(),
+    verify_each: bool = True,
+) -> None:
+    run_pipeline(module, steps(pipeline, options), verify_each)

@@ -1,0 +1,218 @@
+"""The serialized `xla.CompileOptionsProto` a PJRT plugin receives with every program: read the
+facts the conversion needs, and rewrite it to compile with the Shardy partitioner.
+
+No protobuf package: a few lines of wire format. The fields used (xla/pjrt/proto/
+compile_options.proto, xla/xla.proto, xla/xla_data.proto):
+
+    CompileOptionsProto            executable_build_options = 3
+    ExecutableBuildOptionsProto    num_replicas = 4, num_partitions = 5,
+                                   use_spmd_partitioning = 6, device_assignment = 9,
+                                   allow_spmd_sharding_propagation_to_output = 12 (repeated bool),
+                                   allow_spmd_sharding_propagation_to_parameters = 18 (same),
+                                   use_shardy_partitioner = 19
+    DeviceAssignmentProto          replica_count = 1, computation_count = 2,
+                                   computation_devices = 3 { replica_device_ids = 1 (repeated) }
+
+Rewriting keeps every byte it does not mean to change: protobuf merges repeated occurrences of
+a sub-message, so `use_shardy_partitioner` is set by appending a second
+`executable_build_options` holding only field 19 (5 bytes: torch_xla 2.9's 75-byte options
+come back as 80 bytes, the first 75 untouched). A device assignment cannot be merged that way
+(its devices are a repeated field, which would append), so it is replaced inside the existing
+sub-message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ShardyConvertError
+
+_BUILD_OPTIONS = 3
+_NUM_REPLICAS, _NUM_PARTITIONS, _USE_SPMD, _DEVICE_ASSIGNMENT = 4, 5, 6, 9
+_PROPAGATE_TO_OUTPUT, _PROPAGATE_TO_PARAMETERS, _USE_SHARDY = 12, 18, 19
+_VARINT, _FIXED64, _LENGTH, _FIXED32 = 0, 1, 2, 5
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """What a compile was asked for (proto defaults where a field is absent)."""
+
+    num_replicas: int = 1
+    num_partitions: int = 1
+    use_spmd_partitioning: bool = False
+    use_shardy_partitioner: bool = False
+    #: The device of each partition (one replica), or None if the options name no assignment.
+    device_assignment: tuple[int, ...] | None = None
+    propagate_to_parameters: tuple[bool, ...] = (False,)
+    propagate_to_output: tuple[bool, ...] = (False,)
+
+
+# --------------------------------------------------------------------------------------------
+# Wire format
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if pos >= len(data) or shift > 63:
+            raise ShardyConvertError("the compile options are not a valid protobuf (a varint)")
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, pos
+
+
+def fields(data: bytes) -> list[tuple[int, int, Any, bytes]]:
+    """Every (field number, wire type, value, raw bytes of the whole field) in order. A
+    varint's value is an int, every other value its bytes."""
+    out = []
+    pos = 0
+    while pos < len(data):
+        start = pos
+        tag, pos = _varint(data, pos)
+        number, wire = tag >> 3, tag & 7
+        if wire == _VARINT:
+            value, pos = _varint(data, pos)
+        elif wire == _LENGTH:
+            size, pos = _varint(data, pos)
+            value, pos = data[pos : pos + size], pos + size
+        elif wire in (_FIXED64, _FIXED32):
+            width = 8 if wire == _FIXED64 else 4
+            value, pos = data[pos : pos + width], pos + width
+        else:
+            raise ShardyConvertError(f"the compile options use protobuf wire type {wire}")
+        if pos > len(data) or number == 0:
+            raise ShardyConvertError("the compile options are not a valid protobuf (truncated)")
+        out.append((number, wire, value, data[start:pos]))
+    return out
+
+
+def _encode_varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _field(number: int, value: int | bytes) -> bytes:
+    if isinstance(value, int):
+        return _encode_varint(number << 3 | _VARINT) + _encode_varint(value)
+    return _encode_varint(number << 3 | _LENGTH) + _encode_varint(len(value)) + value
+
+
+def _ints(entries: list[tuple[int, int, Any, bytes]], number: int) -> list[int]:
+    """A repeated integer field, packed or not."""
+    out: list[int] = []
+    for n, wire, value, _ in entries:
+        if n != number:
+            continue
+        if wire == _VARINT:
+            out.append(int(value))
+            continue
+        pos = 0
+        while pos < len(value):
+            item, pos = _varint(value, pos)
+            out.append(item)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Reading and rewriting
+
+
+def _build_entries(data: bytes) -> list[tuple[int, int, Any, bytes]]:
+    """The fields of every `executable_build_options`, merged in order (protobuf's rule)."""
+    merged = []
+    for number, wire, value, _ in fields(data):
+        if number == _BUILD_OPTIONS and wire == _LENGTH:
+            merged.extend(fields(value))
+    return merged
+
+
+def _last(entries, number: int, default: int) -> int:
+    values = _ints(entries, number)
+    return values[-1] if values else default
+
+
+def parse(data: bytes) -> CompileOptions:
+    """The facts of serialized compile options; ShardyConvertError if they are not a proto."""
+    build = _build_entries(data)
+    assignment = None
+    blobs = [v for n, w, v, _ in build if n == _DEVICE_ASSIGNMENT and w == _LENGTH]
+    if blobs:
+        assignment = device_assignment(b"".join(blobs))
+    return CompileOptions(
+        num_replicas=_last(build, _NUM_REPLICAS, 1),
+        num_partitions=_last(build, _NUM_PARTITIONS, 1),
+        use_spmd_partitioning=bool(_last(build, _USE_SPMD, 0)),
+        use_shardy_partitioner=bool(_last(build, _USE_SHARDY, 0)),
+        device_assignment=assignment,
+        propagate_to_parameters=tuple(map(bool, _ints(build, _PROPAGATE_TO_PARAMETERS)))
+        or (False,),
+        propagate_to_output=tuple(map(bool, _ints(build, _PROPAGATE_TO_OUTPUT))) or (False,),
+    )
+
+
+def device_assignment(data: bytes) -> tuple[int, ...]:
+    """The device of each computation (partition) of a `DeviceAssignmentProto` with one
+    replica; ShardyConvertError for more replicas."""
+    devices = []
+    for number, wire, value, _ in fields(data):
+        if number != 3 or wire != _LENGTH:
+            continue
+        ids = _ints(fields(value), 1)
+        if len(ids) != 1:
+            raise ShardyConvertError(
+                f"a device assignment with {len(ids)} replicas per partition; only 1 is supported"
+            )
+        devices.append(ids[0])
+    return tuple(devices)
+
+
+def encode_device_assignment(devices: tuple[int, ...] | list[int]) -> bytes:
+    """A `DeviceAssignmentProto` for one replica and one partition per entry of `devices`."""
+    out = _field(1, 1) + _field(2, len(devices))
+    for device in devices:
+        out += _field(3, _field(1, int(device)))
+    return out
+
+
+def caller_assignment(data: bytes, order: list[int] | tuple[int, ...]) -> bytes:
+    """The `DeviceAssignmentProto` of an executable compiled in another device order, seen by
+    its caller: the plugin's computation k (on device d) is the caller's computation
+    order[k]. Plugin [5, 2, 7, 0, 3, 6, 1, 4] with order [5, 2, 7, 0, 3, 6, 1, 4] (the
+    caller's identity assignment) reads [0, 1, 2, 3, 4, 5, 6, 7]."""
+    devices = device_assignment(data)
+    if sorted(order) != list(range(len(devices))):
+        raise ShardyConvertError(
+            f"a device order {list(order)} for an assignment of {len(devices)} partitions"
+        )
+    caller = [0] * len(devices)
+    for k, partition in enumerate(order):
+        caller[partition] = devices[k]
+    return encode_device_assignment(caller)
+
+
+def rewrite(data: bytes, *, devices: tuple[int, ...] | list[int] | None = None) -> bytes:
+    """`data` set to compile with the Shardy partitioner and, if `devices` is given, with that
+    device of each partition; every other byte is kept."""
+    if devices is None:
+        fields(data)  # the bytes must be a proto
+        return data + _field(_BUILD_OPTIONS, _field(_USE_SHARDY, 1))
+    out = bytearray()
+    for number, wire, value, raw in fields(data):
+        if number != _BUILD_OPTIONS or wire != _LENGTH:
+            out += raw
+            continue
+        kept = b"".join(r for n, _, _, r in fields(value) if n != _DEVICE_ASSIGNMENT)
+        out += _field(_BUILD_OPTIONS, kept)
+    extra = _field(_DEVICE_ASSIGNMENT, encode_device_assignment(devices)) + _field(_USE_SHARDY, 1)
+    return bytes(out) + _field(_BUILD_OPTIONS, extra)

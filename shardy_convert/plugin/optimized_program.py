@@ -1,0 +1,85 @@
+"""Relabel the partition ids in a compiled program's parameter and output shardings.
+
+When the plugin wrapper compiles an iota-mesh program in a custom device order (see
+passes/iota_mesh.py), partition k of the executable runs what the caller calls partition
+`order[k]`. PJRT clients read an executable's parameter and output shardings from its optimized
+program (`PJRT_Executable_OptimizedProgram`: an `HloModuleProtoWithConfig`, or a bare
+`HloModuleProto`); the wrapper hands them this program with every device id k of those
+shardings replaced by order[k], which is how the caller's own (GSPMD) program named them.
+
+Worked example, order [5, 2, 7, 0, 3, 6, 1, 4] on a (2, 4) mesh: the compiled output sharding
+`{devices=[2,4]<=[8]}` (partition k holds tile k) becomes `{devices=[2,4]5,2,7,0,3,6,1,4}`,
+the V1 list torch_xla wrote for `Mesh(order, (2, 4))` itself.
+
+Fields (xla/service/hlo.proto, xla/xla_data.proto): HloModuleProtoWithConfig.hlo_module = 1;
+HloModuleProto.spmd_output_sharding = 12, spmd_parameters_shardings = 14; OpSharding.type = 1
+(MAXIMAL 1, TUPLE 2, OTHER 3), tile_assignment_dimensions = 3, tile_assignment_devices = 4,
+tuple_shardings = 5, iota_reshape_dims = 9, iota_transpose_perm = 10.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ShardyConvertError
+from .compile_options import _encode_varint, _field, _ints, fields
+
+_WITH_CONFIG_MODULE = 1
+_OUTPUT_SHARDING, _PARAMETER_SHARDINGS = 12, 14
+_TYPE, _DIMS, _DEVICES, _TUPLE, _IOTA_DIMS, _IOTA_PERM = 1, 3, 4, 5, 9, 10
+_MAXIMAL, _TUPLE_TYPE, _OTHER = 1, 2, 3
+
+
+def relabel_program(data: bytes, form: str, order: list[int]) -> bytes:
+    """The optimized program `data` ("hlo_with_config" or "hlo") with its parameter and output
+    shardings' device ids k replaced by order[k]."""
+    if form == "hlo":
+        return _relabel_module(data, order)
+    if form != "hlo_with_config":
+        raise ShardyConvertError(f"cannot relabel an optimized program of format {form!r}")
+    out = bytearray()
+    for number, _, value, raw in fields(data):
+        out += _field(number, _relabel_module(value, order)) if number == 1 else raw
+    return bytes(out)
+
+
+def _relabel_module(data: bytes, order: list[int]) -> bytes:
+    out = bytearray()
+    for number, _, value, raw in fields(data):
+        if number in (_OUTPUT_SHARDING, _PARAMETER_SHARDINGS):
+            out += _field(number, relabel_sharding(value, order))
+        else:
+            out += raw
+    return bytes(out)
+
+
+def relabel_sharding(data: bytes, order: list[int]) -> bytes:
+    """One serialized OpSharding with device ids k -> order[k] (iota forms made explicit)."""
+    entries = fields(data)
+    kind = _ints(entries, _TYPE)
+    kind = kind[-1] if kind else 0
+    if kind == _TUPLE_TYPE:
+        return b"".join(
+            _field(n, relabel_sharding(v, order)) if n == _TUPLE else raw
+            for n, _, v, raw in entries
+        )
+    if kind not in (_MAXIMAL, _OTHER):
+        return data
+    devices = _devices(entries)
+    if devices.size and (devices.min() < 0 or devices.max() >= len(order)):
+        raise ShardyConvertError(f"a compiled sharding names device {devices.max()}")
+    relabelled = np.asarray(order, dtype=np.int64)[devices]
+    kept = b"".join(raw for n, _, _, raw in entries if n not in (_DEVICES, _IOTA_DIMS, _IOTA_PERM))
+    packed = b"".join(_encode_varint(int(d)) for d in relabelled.ravel())
+    return kept + _field(_DEVICES, packed)
+
+
+def _devices(entries) -> np.ndarray:
+    explicit = _ints(entries, _DEVICES)
+    if explicit:
+        return np.asarray(explicit, dtype=np.int64)
+    reshape, perm = _ints(entries, _IOTA_DIMS), _ints(entries, _IOTA_PERM)
+    total = int(np.prod(_ints(entries, _DIMS) or [1]))
+    if not reshape:
+        return np.arange(total, dtype=np.int64)
+    return np.arange(int(np.prod(reshape))).reshape(reshape).transpose(perm).ravel()

@@ -1,0 +1,150 @@
+"""Run stock torch_xla (2.9, PyPI) on a PJRT plugin that takes only Shardy.
+
+    from shardy_convert.torch_xla import use_plugin
+
+    handle = use_plugin("/path/to/real_plugin.so", create_options={"cpu_device_count": 8})
+    import torch_xla.runtime as xr
+    xr.use_spmd()
+    ...                      # the program, unchanged
+    print(handle.counters)   # 3 converted, 12 from cache, 0 passed through, 0 failed
+
+`use_plugin`, called before any XLA work, registers shardy-convert's wrapper plugin (around
+the real one) with torch_xla under `name` and selects it (PJRT_DEVICE), asks torch_xla for
+StableHLO programs (XLA_STABLEHLO_COMPILE=1), normalizes the sharding specs torch.compile's
+dynamo bridge compares (pytorch/xla#9755: `""` vs `{replicated}` retraced every step) and
+imports the converter up front, so the first compile does not pay for it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ShardyConvertError
+from . import wrapper
+
+
+@dataclass
+class Handle:
+    """What `use_plugin` set up; `counters` count what happened to each compiled program."""
+
+    name: str
+    plugin: str
+    library: str
+    session: wrapper.Session
+
+    @property
+    def counters(self) -> wrapper.Counters:
+        return self.session.counters
+
+
+def use_plugin(
+    library_path: str | os.PathLike,
+    *,
+    name: str = "SHARDY",
+    create_options: dict | None = None,
+    on_error: str = "raise",
+    emit: str | None = None,
+    normalize_sharding_specs: bool = True,
+    stablehlo_compile: bool = True,
+) -> Handle:
+    """Makes torch_xla run on the PJRT plugin at `library_path` through shardy-convert's
+    wrapper: every program is converted to Shardy and compiled with use_shardy_partitioner.
+
+    name: the device type torch_xla uses (PJRT_DEVICE); not "CPU", which torch_xla reserves
+        for its built-in runtime (its registry skips dynamic plugins then).
+    create_options: the plugin's client options (xla-cpu-pjrt: {"cpu_device_count": 8}).
+    on_error: "raise" (a program with no Shardy form fails to compile with the located error)
+        or "passthrough" (it compiles with GSPMD; counted).
+    emit: what the plugin receives: "portable" (default, Shardy's round-trip form in a
+        StableHLO portable artifact, as JAX sends it), "text" or "bytecode" (sdy dialect).
+    normalize_sharding_specs: apply the pytorch/xla#9755 fix (see the module docstring).
+    stablehlo_compile: False leaves XLA_STABLEHLO_COMPILE unset: torch_xla then hands the
+        plugin serialized HloModuleProtos, which the wrapper converts as well.
+    """
+    if name.upper() == "CPU":
+        raise ValueError('name must not be "CPU": torch_xla does not load dynamic plugins then')
+    plugin = _check_plugin(library_path)
+    library = wrapper.library_path()
+    os.environ.update(wrapper.environment(plugin, on_error=on_error, emit=emit))
+    session = wrapper.configure(on_error=on_error, emit=emit)
+    _import_converter()
+    os.environ["PJRT_DEVICE"] = name.upper()  # before torch_xla's import reads it
+    if stablehlo_compile:
+        os.environ["XLA_STABLEHLO_COMPILE"] = "1"
+    else:
+        os.environ.pop("XLA_STABLEHLO_COMPILE", None)
+
+    import torch_xla
+    from torch_xla.experimental import plugins
+
+    options = dict(create_options or {})
+
+    class _Wrapped(plugins.DevicePlugin):
+        def library_path(self) -> str:
+            return library
+
+        def client_create_options(self) -> dict:
+            return options
+
+    plugins.use_dynamic_plugins()
+    plugins.register_plugin(name, _Wrapped())
+    if normalize_sharding_specs:
+        _normalize_sharding_specs(torch_xla._XLAC)
+    return Handle(name=name.upper(), plugin=plugin, library=library, session=session)
+
+
+def _check_plugin(library_path: str | os.PathLike) -> str:
+    """The plugin's absolute path; ShardyConvertError if it is missing or no PJRT plugin."""
+    path = Path(library_path).expanduser().resolve()
+    if not path.is_file():
+        raise ShardyConvertError(f"no PJRT plugin at {path}: the file does not exist")
+    try:
+        library = ctypes.CDLL(str(path), mode=os.RTLD_LOCAL)
+    except OSError as e:
+        raise ShardyConvertError(f"cannot load the PJRT plugin {path}: {e}") from None
+    if not hasattr(library, "GetPjrtApi"):
+        raise ShardyConvertError(f"{path} is no PJRT plugin: it exports no GetPjrtApi")
+    return str(path)
+
+
+def _import_converter() -> None:
+    """Imports what the first conversion needs (MLIR bindings, passes: ~0.3-0.7 s)."""
+    from jaxlib import _jax  # noqa: F401  (portable artifacts)
+
+    from .. import converter  # noqa: F401
+    from ..formats import module as formats  # noqa: F401
+    from ..formats import portable as round_trip
+    from ..ir.mlir import new_context
+    from ..passes import pipeline  # noqa: F401
+
+    with new_context():
+        pass
+    round_trip.prepare()  # the once-per-process check of jaxlib's writer
+
+
+def _normalize_sharding_specs(xlac) -> None:
+    """Wraps `_get_xla_sharding_specs` (looked up by dynamo_bridge at call time) so every spec
+    comes back in one spelling per placement. Idempotent."""
+    original = xlac._get_xla_sharding_specs
+    if getattr(original, "_shardy_convert", False):
+        return
+
+    @functools.wraps(original)
+    def specs(*args, **kwargs):
+        return [_normalized(spec) for spec in original(*args, **kwargs)]
+
+    specs._shardy_convert = True
+    xlac._get_xla_sharding_specs = specs
+
+
+def _normalized(spec: str) -> str:
+    from ..sharding import normalize
+
+    try:
+        return normalize(spec)
+    except ShardyConvertError:
+        return spec  # a spelling our parser does not know: compared as torch_xla does
