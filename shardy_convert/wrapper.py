@@ -1,0 +1,43 @@
+"""`shardy_convert.wrapper`, the public name of the plugin wrapper's Python side (it lives in
+`plugin/wrapper.py`): users may name `shardy_convert.wrapper:on_compile` in
+SHARDY_CONVERT_HOOK, and `library_path()`/`environment()` set up a plugin by hand."""
+
+from __future__ import annotations
+
+from .plugin.wrapper import (
+    EMITS,
+    ENV_EMIT,
+    ENV_HOOK,
+    ENV_ON_ERROR,
+    ENV_PLUGIN,
+    LIBRARY,
+    Counters,
+    Session,
+    caller_device_assignment,
+    configure,
+    convert_program,
+    environment,
+    library_path,
+    on_compile,
+    relabel_program,
+    session,
+)
+
+__all__ = [
+    "EMITS",
+    "ENV_EMIT",
+    "ENV_HOOK",
+    "ENV_ON_ERROR",
+    "ENV_PLUGIN",
+    "LIBRARY",
+    "Counters",
+    "Session",
+    "caller_device_assignment",
+    "configure",
+    "convert_program",
+    "environment",
+    "library_path",
+    "on_compile",
+    "relabel_program",
+    "session",
+]
