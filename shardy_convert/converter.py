@@ -9,6 +9,7 @@ from .errors import ModuleError, ShardyConvertError, ShardyConvertWarning
 from .formats import module as formats
 from .ir.bindings import ir
 from .ir.mlir import has_locations, mlir_error, new_context, run_pipeline
+from .ir.sdy_attrs import MESH_OP
 from .ir.walker import body, sites
 from .options import Options, parse_mesh
 from .passes import pipeline
@@ -225,7 +226,7 @@ def import_round_trip(mod: ir.Module) -> bool:
 
 
 def _has_meshes(module: ir.Operation) -> bool:
-    return any(op.operation.name == "sdy.mesh" for op in body(module).operations)
+    return any(op.operation.name == MESH_OP for op in body(module).operations)
 
 
 def _has_round_trip_meshes(module: ir.Operation) -> bool:

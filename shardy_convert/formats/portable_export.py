@@ -10,7 +10,7 @@ leaves the module to jaxlib's writer.
 from __future__ import annotations
 
 from ..ir.bindings import ir, sdy
-from ..ir.sdy_attrs import export_sharding
+from ..ir.sdy_attrs import MESH_OP, export_sharding
 from ..ir.walker import body, funcs
 
 SDY_SHARDING = "sdy.sharding"
@@ -47,7 +47,7 @@ def export(module: ir.Operation) -> None:
     `@Sharding` custom calls. Raises Unsupported for anything else XLA's export would touch."""
     from ..ir.sdy_attrs import read_meshes
 
-    meshes = [op.operation for op in body(module).operations if op.operation.name == "sdy.mesh"]
+    meshes = [op.operation for op in body(module).operations if op.operation.name == MESH_OP]
     if not meshes:
         _check_no_shardy(module)
         return

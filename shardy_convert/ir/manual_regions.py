@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from jaxlib.mlir import ir
 
 from ..errors import ModuleError, NoShardyFormError
-from .mlir import format_location
+from .mlir import op_location
 from .walker import call_target
 
 FULL_TO_SHARD = "SPMDFullToShardShape"
@@ -32,7 +32,7 @@ def check_region(region: Region) -> None:
         raise ModuleError(
             f"manual region never closes: no @{SHARD_TO_FULL} takes the values this "
             f"@{FULL_TO_SHARD} makes manual",
-            location=_loc(region.entries[0]),
+            location=op_location(region.entries[0]),
         )
 
 
@@ -85,7 +85,7 @@ def _reach(entry, block, position, ops) -> tuple[set[int], set[int]]:
                     raise NoShardyFormError(
                         f"a manual value escapes its manual region: {user.name} uses it; Shardy "
                         "has no form for it (a manual computation's results are global)",
-                        location=_loc(user),
+                        location=op_location(user),
                     )
                 if call_target(user) == SHARD_TO_FULL:
                     exits.add(k)
@@ -160,9 +160,5 @@ def check_no_escape(region: Region, inside: set, dropped: set) -> None:
                     raise NoShardyFormError(
                         f"a manual value ({op.name}) escapes its manual region to {user.name}; "
                         "Shardy has no form for it",
-                        location=_loc(user),
+                        location=op_location(user),
                     )
-
-
-def _loc(op: ir.Operation) -> str:
-    return f"{format_location(op.location) or 'unknown location'}: {op.name}"

@@ -211,6 +211,12 @@ def format_location(loc: ir.Location | str) -> str | None:
     return text.removeprefix("loc(").removesuffix(")")
 
 
+def op_location(op: ir.Operation) -> str:
+    """Where an error about `op` points: `12:5: stablehlo.custom_call` (its location, or
+    `unknown location`, then its name)."""
+    return f"{format_location(op.location) or 'unknown location'}: {op.name}"
+
+
 def print_module(module: ir.Module, emit: str = "text", locations: bool = False) -> str | bytes:
     """`text` (MLIR assembly) or `bytecode` (MLIR bytecode) of a module. Text carries
     `loc(...)` only with `locations` (when the input text had them; bytecode always keeps

@@ -14,8 +14,10 @@ from typing import ClassVar
 
 from ..errors import ModuleError
 from ..ir.bindings import ir
-from ..ir.mlir import format_location
+from ..ir.mlir import op_location
 from ..ir.sdy_attrs import (
+    MANUAL_COMPUTATION,
+    MESH_OP,
     Exported,
     export_sharding,
     lexical_manual_axes,
@@ -28,11 +30,10 @@ from ..ir.walker import SDY_SHARDING, SHARDING, ValueAttrs, body, callee, find_o
 from ..sharding.export import to_hlo
 from ..sharding.sdy import DimSharding, Mesh, TensorSharding
 
-MANUAL_COMPUTATION = "sdy.manual_computation"
 CONSTRAINT = "sdy.sharding_constraint"
 # The sdy ops this pass removes; any other sdy op (the imported form's sdy.data_flow_edge,
 # sdy.constant, collectives, ...) has no GSPMD spelling here and is an error.
-_HANDLED = {MANUAL_COMPUTATION, CONSTRAINT, "sdy.mesh", "sdy.return"}
+_HANDLED = {MANUAL_COMPUTATION, CONSTRAINT, MESH_OP, "sdy.return"}
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class ExportShardingsPass:
             for func in funcs(module):
                 _export_func(func, meshes, context.get(func_name(func), ()))
             for op in list(body(module).operations):
-                if op.operation.name == "sdy.mesh":
+                if op.operation.name == MESH_OP:
                     op.operation.erase()
 
 
@@ -96,7 +97,7 @@ def manual_contexts(module: ir.Operation) -> dict[str, tuple[str, ...]]:
                 raise ModuleError(
                     f"@{target} is called under different manual axes "
                     f"({{{', '.join(context[target])}}} and {{{', '.join(inner)}}})",
-                    location=_loc(call),
+                    location=op_location(call),
                 )
     return context
 
@@ -120,7 +121,7 @@ def _check_exportable(module: ir.Operation) -> None:
         raise ModuleError(
             f"{bad[0].name} has no GSPMD form (export the front-end form JAX emits, not "
             "Shardy's imported form)",
-            location=_loc(bad[0]),
+            location=op_location(bad[0]),
         )
 
 
@@ -243,7 +244,3 @@ def _manual(attr, value_type: ir.Type, meshes, manual, open_dims) -> Exported:
     _, mesh = sharding_from_attr(attr, meshes)
     rank = ir.RankedTensorType(value_type).rank
     return Exported(manual_sharding(rank, mesh, manual), open_dims)
-
-
-def _loc(op: ir.Operation) -> str:
-    return f"{format_location(op.location) or 'unknown location'}: {op.name}"

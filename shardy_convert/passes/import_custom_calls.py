@@ -25,7 +25,7 @@ from ..ir.manual_regions import (
     position_in_block,
     producer,
 )
-from ..ir.mlir import format_location, string_value
+from ..ir.mlir import op_location, string_value
 from ..ir.sdy_attrs import per_value, read_meshes
 from ..ir.walker import SDY_SHARDING, SHARDING, call_target
 from ..sharding import parse
@@ -76,21 +76,21 @@ def _check_custom_call(op: ir.Operation, target: str) -> None:
         raise ModuleError(
             f"@{target} must take one operand and return one result, not {len(op.operands)} "
             f"and {len(op.results)}",
-            location=_loc(op),
+            location=op_location(op),
         )
     if target == "Sharding":
         if SDY_SHARDING not in op.attributes:  # import-shardings put it there, if it could
             raise ModuleError(
-                "@Sharding custom call without a sharding attribute", location=_loc(op)
+                "@Sharding custom call without a sharding attribute", location=op_location(op)
             )
         return
     if SHARDING not in op.attributes or string_value(op.attributes[SHARDING]) is None:
-        raise ModuleError(f"@{target} without an {SHARDING} string", location=_loc(op))
+        raise ModuleError(f"@{target} without an {SHARDING} string", location=op_location(op))
     for value in (op.operands[0], op.results[0]):
         if not isinstance(value.type, ir.RankedTensorType):
             raise ModuleError(
                 f"@{target} on a value of type {value.type}, which is not a ranked tensor",
-                location=_loc(op),
+                location=op_location(op),
             )
 
 
@@ -163,16 +163,13 @@ def _to_constraint(op: ir.Operation) -> None:
     op.erase()
 
 
-def _loc(op: ir.Operation) -> str:
-    return f"{format_location(op.location) or 'unknown location'}: {op.name}"
-
-
 def _check_no_boundaries_left(calls: dict[str, list[ir.Operation]]) -> None:
     for target in (FULL_TO_SHARD, SHARD_TO_FULL):
         left = calls[target]
         if left:
             raise ModuleError(
-                f"@{target} outside any manual region this pass can form", location=_loc(left[0])
+                f"@{target} outside any manual region this pass can form",
+                location=op_location(left[0]),
             )
 
 
@@ -280,10 +277,11 @@ def _manual_axes(region: Region, plan: MeshPlan) -> list[str]:
         try:
             axes.update(plan.manual_axes(parse(text)))
         except ShardyConvertError as e:
-            raise e.located(location=_loc(entry)) from None
+            raise e.located(location=op_location(entry)) from None
     if not axes:
         raise ModuleError(
-            "@SPMDFullToShardShape without a manual sharding", location=_loc(region.entries[0])
+            "@SPMDFullToShardShape without a manual sharding",
+            location=op_location(region.entries[0]),
         )
     names = [span.name for span in plan.spans]
     return sorted(axes, key=names.index)
@@ -309,7 +307,7 @@ def _inputs(region: Region) -> tuple[list[ir.Value], list[ir.Attribute], list[ir
             raise ModuleError(
                 "the value entering this manual region has no sharding to take its "
                 "in_sharding from",
-                location=_loc(entry),
+                location=op_location(entry),
             )
         shardings.append(open_dims(sharding, unspecified_dims(entry)))
         operands.append(value)
@@ -352,6 +350,6 @@ def _outputs(region: Region, plan: MeshPlan, inside: set) -> tuple[list[ir.Value
         try:
             out = ir.Attribute.parse(plan.tensor_sharding(parse(text), rank).attr())
         except ShardyConvertError as e:
-            raise e.located(location=_loc(exit_op)) from None
+            raise e.located(location=op_location(exit_op)) from None
         shardings.append(open_dims(out, unspecified_dims(exit_op)))
     return returns, shardings, dropped

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from ..errors import ModuleError
 from ..ir.bindings import ir
-from ..ir.mlir import format_location, string_value
+from ..ir.mlir import op_location, string_value
 from ..ir.walker import call_target, callee, clone_body, find_ops, func_name, funcs
 
 GLOBAL_TO_LOCAL = "xla.sdy.GlobalToLocalShape"
@@ -56,7 +56,7 @@ def _import(call: ir.Operation, body: ir.Operation) -> None:
     if source is None:
         raise ModuleError(
             f"@{callee(call)} is called without {GLOBAL_TO_LOCAL} or {LOCAL_TO_GLOBAL}",
-            location=_loc(call),
+            location=op_location(call),
         )
     operands = list(entry.operands) if entry is not None else []
     results = exit_op.results if exit_op is not None else []
@@ -120,15 +120,11 @@ def _frontend(op: ir.Operation | None, name: str, call: ir.Operation) -> ir.Attr
     if isinstance(attrs, ir.DictAttr) and name in attrs:
         text = string_value(attrs[name])
     if text is None:
-        raise ModuleError(f"{call_target(op)} without its {name}", location=_loc(op))
+        raise ModuleError(f"{call_target(op)} without its {name}", location=op_location(op))
     try:
         return ir.Attribute.parse(text)
     except (ir.MLIRError, ValueError):
         raise ModuleError(
             f'{name} "{text[:120]}" of {call_target(op)} is not a Shardy attribute',
-            location=_loc(op),
+            location=op_location(op),
         ) from None
-
-
-def _loc(op: ir.Operation) -> str:
-    return f"{format_location(op.location) or 'unknown location'}: {op.name}"

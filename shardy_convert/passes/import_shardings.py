@@ -9,6 +9,7 @@ from typing import ClassVar
 from ..errors import ModuleError, NoShardyFormError, ShardyConvertError, ShardyConvertWarning
 from ..ir.bindings import ir
 from ..ir.mlir import format_location
+from ..ir.sdy_attrs import MESH_OP
 from ..ir.walker import (
     SDY_SHARDING,
     SHARDING,
@@ -227,7 +228,7 @@ def _insert_meshes(module: ir.Operation, plan: MeshPlan) -> None:
     ip = ir.InsertionPoint.at_block_begin(body(module))
     for name, mesh in meshes:
         ir.Operation.create(
-            "sdy.mesh",
+            MESH_OP,
             attributes={
                 "sym_name": ir.StringAttr.get(name),
                 "mesh": ir.Attribute.parse(f"#sdy.mesh{mesh}"),

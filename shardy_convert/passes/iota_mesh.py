@@ -11,6 +11,7 @@ import numpy as np
 from ..errors import ModuleError
 from ..ir.bindings import ir, sdy
 from ..ir.mlir import format_location
+from ..ir.sdy_attrs import MESH_OP
 from ..ir.walker import body
 
 #: Module attribute holding the order taken out of the meshes: partition p of the compiled
@@ -30,7 +31,7 @@ class IotaMeshPass:
     NAME: ClassVar[str] = "iota-mesh"
 
     def run(self, module: ir.Operation) -> None:
-        meshes = [op for op in body(module).operations if op.operation.name == "sdy.mesh"]
+        meshes = [op for op in body(module).operations if op.operation.name == MESH_OP]
         custom = [op for op in meshes if len(_mesh(op).axes) and _order(op)]
         if not custom:
             return

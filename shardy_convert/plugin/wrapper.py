@@ -266,10 +266,11 @@ def _close_unannotated(mod, opts: compile_options.CompileOptions) -> None:
     replicated unless the options allow propagation to them (torch_xla: to parameters no, to
     the output yes); open ones are left to Shardy's propagation."""
     from ..ir.bindings import ir
+    from ..ir.sdy_attrs import MESH_OP
     from ..ir.walker import body
 
     ops = list(body(mod.operation).operations)
-    mesh = next((op for op in ops if op.operation.name == "sdy.mesh"), None)
+    mesh = next((op for op in ops if op.operation.name == MESH_OP), None)
     main = next((op for op in ops if _is_main(op.operation)), None)
     if mesh is None or main is None:
         return
