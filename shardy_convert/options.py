@@ -26,6 +26,24 @@ class Options:
     strict: bool | None = None
 
 
+def propagation_flags(
+    allowed: bool | Sequence[bool] | None, count: int, what: str, values: str
+) -> list[bool]:
+    """XLA's rule for `allow_spmd_sharding_propagation_to_parameters` / `_to_output`, per value
+    of @main: no flag means not allowed for any, one flag applies to all, otherwise one flag per
+    value. A list of another length is a ShardyConvertError (the caller locates it): XLA would
+    read past its end. `what` is "parameters" or "output", `values` "arguments" or "results"."""
+    flags = (allowed,) if allowed is None or isinstance(allowed, bool) else tuple(allowed)
+    if len(flags) <= 1:
+        return [bool(flags and flags[0])] * count
+    if len(flags) != count:
+        raise ShardyConvertError(
+            f"allow_spmd_sharding_propagation_to_{what} has {len(flags)} values but @main has "
+            f"{count} {values}"
+        )
+    return [bool(f) for f in flags]
+
+
 # Axis names go into `#sdy.mesh<["name"=4]>` text; sizes are bounded like sharding sizes.
 _MESH_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
 

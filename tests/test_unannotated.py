@@ -11,6 +11,7 @@ import pytest
 
 from shardy_convert import ShardyConvertError, convert
 from shardy_convert.commands.check import compare
+from shardy_convert.options import propagation_flags
 
 from .test_cli import run
 
@@ -55,6 +56,16 @@ def test_one_flag_per_argument_like_xla(flags, closed):
     """arg0 is annotated whatever the flag; arg1 is closed exactly when its flag is False."""
     signature = _signature(convert(MODULE, allow_spmd_sharding_propagation_to_parameters=flags))
     assert (f"%arg1: {CLOSED}" in signature) == closed[1]
+
+
+@pytest.mark.parametrize("allowed", [None, False, True, (), (False,), (True,), (True, False, True)])
+def test_xlas_flag_rule_one_for_all_or_one_per_value(allowed):
+    flags = propagation_flags(allowed, 3, "parameters", "arguments")
+    listed = (allowed,) if allowed is None or isinstance(allowed, bool) else allowed
+    if len(listed) == 3:
+        assert flags == list(listed)
+    else:  # none or one: the same for every value, False when none is given
+        assert flags == [bool(listed and listed[0])] * 3
 
 
 def test_a_flag_list_of_the_wrong_length_is_a_located_error():

@@ -157,6 +157,19 @@ def test_unannotated_main_values_follow_the_propagation_options(to_parameters, t
     assert (f"(tensor<8x8xf32> {{{CLOSED}}}" in results) == (not to_output[0])
 
 
+def test_a_flag_list_of_the_wrong_length_fails_located_as_in_convert():
+    """One reading of XLA's flag rule (options.propagation_flags) for the CLI and the plugin."""
+    options = jaxlib_options(8, to_parameters=(True, False))
+    with pytest.raises(ShardyConvertError) as error:
+        wrapper.convert_program(UNANNOTATED.encode(), "mlir", options, emit="text")
+    message = str(error.value)
+    line = UNANNOTATED.splitlines().index(next(x for x in UNANNOTATED.splitlines() if "@main" in x))
+    assert f"{line + 1}:1: error: allow_spmd_sharding_propagation_to_parameters has 2 values" in (
+        message
+    )
+    assert "@main has 3 arguments" in message
+
+
 def test_no_shardy_form_names_the_graph_and_the_reason():
     session = wrapper.Session()
     answer = None

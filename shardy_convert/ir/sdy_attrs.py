@@ -1,8 +1,9 @@
 """The MLIR boundary for Shardy attributes: `#sdy.mesh`, `#sdy.sharding`,
 `#sdy.sharding_per_value` and `#sdy<manual_axes>` read into the plain dataclasses of
-`sharding/sdy.py` (the other direction is `str(x)` parsed with `ir.Attribute.parse`).
+`sharding/sdy.py`, and built from them (`mesh_attr`, `sharding_attr`, `replicated`: the
+dataclasses print the dialect's text, parsed here once).
 
-export-shardings, import-custom-calls and `inspect` all read Shardy through these functions.
+The passes, `inspect`, `check` and the plugin read and build Shardy through these functions.
 """
 
 from __future__ import annotations
@@ -23,6 +24,21 @@ from .walker import body
 MESH_OP = "sdy.mesh"
 MANUAL_COMPUTATION = "sdy.manual_computation"
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def mesh_attr(mesh: Mesh) -> ir.Attribute:
+    """`#sdy.mesh<["a"=2, "b"=4]>` (with `device_ids` when the mesh has them)."""
+    return ir.Attribute.parse(f"#sdy.mesh{mesh}")
+
+
+def sharding_attr(sharding: TensorSharding) -> ir.Attribute:
+    """`#sdy.sharding<@mesh, [...]>`."""
+    return ir.Attribute.parse(sharding.attr())
+
+
+def replicated(mesh: str, rank: int) -> ir.Attribute:
+    """`#sdy.sharding<@mesh, [{}, {}]>`: every dim closed and on no axis."""
+    return sharding_attr(TensorSharding(mesh, (DimSharding(),) * rank))
 
 
 def mesh_from_attr(attr: ir.Attribute) -> Mesh:

@@ -26,7 +26,7 @@ from ..ir.manual_regions import (
     producer,
 )
 from ..ir.mlir import op_location, string_value
-from ..ir.sdy_attrs import per_value, read_meshes
+from ..ir.sdy_attrs import per_value, read_meshes, replicated, sharding_attr
 from ..ir.walker import SDY_SHARDING, SHARDING, call_target
 from ..sharding import parse
 from ..sharding.mesh import MESH_NAME, MeshPlan, plan_from_mesh
@@ -251,7 +251,7 @@ def _replicated(plan: MeshPlan, value_type: ir.Type) -> ir.Attribute:
     rank = (
         ir.RankedTensorType(value_type).rank if isinstance(value_type, ir.RankedTensorType) else 0
     )
-    return ir.Attribute.parse(f"#sdy.sharding<@mesh, [{', '.join(['{}'] * rank)}]>")
+    return replicated("mesh", rank)
 
 
 def _replace_uses_within(old: ir.Value, new: ir.Value, container: ir.Operation) -> None:
@@ -348,7 +348,7 @@ def _outputs(region: Region, plan: MeshPlan, inside: set) -> tuple[list[ir.Value
         rank = ir.RankedTensorType(exit_op.results[0].type).rank
         text = string_value(exit_op.attributes[SHARDING])
         try:
-            out = ir.Attribute.parse(plan.tensor_sharding(parse(text), rank).attr())
+            out = sharding_attr(plan.tensor_sharding(parse(text), rank))
         except ShardyConvertError as e:
             raise e.located(location=op_location(exit_op)) from None
         shardings.append(open_dims(out, unspecified_dims(exit_op)))

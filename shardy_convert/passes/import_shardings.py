@@ -9,7 +9,7 @@ from typing import ClassVar
 from ..errors import ModuleError, NoShardyFormError, ShardyConvertError, ShardyConvertWarning
 from ..ir.bindings import ir
 from ..ir.mlir import format_location
-from ..ir.sdy_attrs import MESH_OP
+from ..ir.sdy_attrs import MESH_OP, mesh_attr, replicated
 from ..ir.walker import (
     SDY_SHARDING,
     SHARDING,
@@ -24,6 +24,7 @@ from ..ir.walker import (
     sites,
     value_attrs,
 )
+from ..options import propagation_flags
 from ..sharding import HloSharding, Kind, import_rules
 from ..sharding.mesh import MeshPlan, maximal_mesh_name, plan_mesh
 from ..sharding.sdy import Mesh, TensorSharding, per_value_attr
@@ -80,7 +81,11 @@ class ImportShardingsPass:
             ("arg", ftype.inputs, self.allow_spmd_sharding_propagation_to_parameters),
             ("result", ftype.results, self.allow_spmd_sharding_propagation_to_output),
         ):
-            flags = _per_value(allowed, len(types), kind, main)
+            what, noun = ("parameters", "arguments") if kind == "arg" else ("output", "results")
+            try:
+                flags = propagation_flags(allowed, len(types), what, noun)
+            except ShardyConvertError as e:
+                raise e.located(location=format_location(main.location)) from None
             values = ValueAttrs(main, kind)
             closed += [
                 (kind, k, ir.RankedTensorType(t).rank)
@@ -124,23 +129,6 @@ class ImportShardingsPass:
         return plan
 
 
-def _per_value(allowed: bool | tuple[bool, ...], count: int, kind: str, func) -> list[bool]:
-    """XLA's reading of an allow_spmd_sharding_propagation_* list: none means False for all,
-    one applies to all, otherwise one per value."""
-    flags = (allowed,) if isinstance(allowed, bool) else tuple(allowed)
-    if len(flags) <= 1:
-        return [bool(flags and flags[0])] * count
-    if len(flags) != count:
-        what = "parameters" if kind == "arg" else "output"
-        values = "arguments" if kind == "arg" else "results"
-        raise ShardyConvertError(
-            f"allow_spmd_sharding_propagation_to_{what} has {len(flags)} values but @main has "
-            f"{count} {values}",
-            location=format_location(func.location),
-        )
-    return [bool(f) for f in flags]
-
-
 def _check_even(found: list[tuple[Site, HloSharding]], plan: MeshPlan, strict: bool) -> None:
     """Warns (or, `strict`, raises) at each value with a dim its shard count does not divide:
     GSPMD pads it, Shardy keeps fewer axes (sharding/uneven.py), another program."""
@@ -177,8 +165,7 @@ def _close(module: ir.Operation, closed: list[tuple[str, int, int]]) -> None:
             continue
         values = ValueAttrs(main, kind)
         for k, rank in entries:
-            dims = ", ".join(["{}"] * rank)
-            values.dicts[k][SDY_SHARDING] = ir.Attribute.parse(f"#sdy.sharding<@mesh, [{dims}]>")
+            values.dicts[k][SDY_SHARDING] = replicated("mesh", rank)
         values.save()
 
 
@@ -231,7 +218,7 @@ def _insert_meshes(module: ir.Operation, plan: MeshPlan) -> None:
             MESH_OP,
             attributes={
                 "sym_name": ir.StringAttr.get(name),
-                "mesh": ir.Attribute.parse(f"#sdy.mesh{mesh}"),
+                "mesh": mesh_attr(mesh),
             },
             loc=module.location,
             ip=ip,

@@ -250,8 +250,7 @@ def _to_shardy(mod, opts: compile_options.CompileOptions) -> tuple[int, ...] | N
         allow_spmd_sharding_propagation_to_output=opts.propagate_to_output,
         strict=True,
     )
-    convert_module(mod, options)
-    _close_unannotated(mod, opts)
+    convert_module(mod, options)  # import-shardings closes unannotated values as XLA does
     pipeline.run(mod, ["iota-mesh"], verify_each=False)
     attrs = mod.operation.attributes
     if DEVICE_ORDER not in attrs:
@@ -259,59 +258,6 @@ def _to_shardy(mod, opts: compile_options.CompileOptions) -> tuple[int, ...] | N
     order = tuple(ir.DenseI64ArrayAttr(attrs[DEVICE_ORDER]))
     del attrs[DEVICE_ORDER]
     return order
-
-
-def _close_unannotated(mod, opts: compile_options.CompileOptions) -> None:
-    """Arguments and results of main with no sharding, as XLA's importer treats them: closed
-    replicated unless the options allow propagation to them (torch_xla: to parameters no, to
-    the output yes); open ones are left to Shardy's propagation."""
-    from ..ir.bindings import ir
-    from ..ir.sdy_attrs import MESH_OP
-    from ..ir.walker import body
-
-    ops = list(body(mod.operation).operations)
-    mesh = next((op for op in ops if op.operation.name == MESH_OP), None)
-    main = next((op for op in ops if _is_main(op.operation)), None)
-    if mesh is None or main is None:
-        return
-    name = ir.StringAttr(mesh.operation.attributes["sym_name"]).value
-    main = main.operation
-    types = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
-    for key, values, allowed in (
-        ("arg_attrs", types.inputs, opts.propagate_to_parameters),
-        ("res_attrs", types.results, opts.propagate_to_output),
-    ):
-        closed = [not _allowed(allowed, i) for i in range(len(values))]
-        if any(closed):
-            _close(main, key, values, closed, name)
-
-
-def _is_main(op) -> bool:
-    from ..ir.bindings import ir
-
-    return op.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == "main"
-
-
-def _allowed(flags: tuple[bool, ...], index: int) -> bool:
-    """XLA's rule: one flag for all, or one per parameter/output."""
-    return flags[0] if len(flags) == 1 else (flags[index] if index < len(flags) else False)
-
-
-def _close(func, key: str, values, closed: list[bool], mesh: str) -> None:
-    from ..ir.bindings import ir
-
-    old = list(ir.ArrayAttr(func.attributes[key])) if key in func.attributes else []
-    old = [ir.DictAttr(d) for d in old] + [ir.DictAttr.get({})] * (len(values) - len(old))
-    todo = [k for k, attrs in enumerate(old) if closed[k] and "sdy.sharding" not in attrs]
-    if not todo:  # import-shardings closed them all already (the usual case)
-        return
-    for k in todo:
-        entries = {a.name: a.attr for a in old[k]}
-        rank = len(ir.ShapedType(values[k]).shape)
-        dims = ", ".join(["{}"] * rank)
-        entries["sdy.sharding"] = ir.Attribute.parse(f"#sdy.sharding<@{mesh}, [{dims}]>")
-        old[k] = ir.DictAttr.get(entries)
-    func.attributes[key] = ir.ArrayAttr.get(old)
 
 
 def _module_name(mod) -> str:

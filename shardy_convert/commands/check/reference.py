@@ -75,7 +75,7 @@ def identity_order(text: str | bytes) -> str | None:
     """The Shardy module with every mesh on the identity device order; None when no mesh has
     a custom order or the program has manual computations (per-device code may depend on
     device order)."""
-    from ...ir.sdy_attrs import MANUAL_COMPUTATION, MESH_OP, mesh_from_attr
+    from ...ir.sdy_attrs import MANUAL_COMPUTATION, MESH_OP, mesh_attr, mesh_from_attr
 
     with new_context() as ctx:
         module = parse_module(text, ctx)
@@ -86,7 +86,7 @@ def identity_order(text: str | bytes) -> str | None:
             mesh = mesh_from_attr(op.attributes["mesh"])
             if not mesh.axes or mesh.device_ids is None:
                 continue
-            op.attributes["mesh"] = ir.Attribute.parse(f"#sdy.mesh{replace(mesh, device_ids=None)}")
+            op.attributes["mesh"] = mesh_attr(replace(mesh, device_ids=None))
             if "stablehlo.mesh" in op.attributes:  # the same mesh for plugins, with its order
                 del op.attributes["stablehlo.mesh"]
             changed = True
