@@ -15,10 +15,13 @@ OLDEST_VENV ?= .venv-jax-oldest
 OLDEST_PY := $(OLDEST_VENV)/bin/python
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-e2e test-oldest lint format testdata golden bench clean
+.PHONY: help install test test-e2e test-oldest lint format testdata golden bench clean distclean
 
+# Every target with a `## ` description, names padded to the longest one.
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+	@grep -hE '^[A-Za-z0-9_.-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' \
+	  '{n[NR] = $$1; d[NR] = $$2; if (length($$1) > w) w = length($$1)} \
+	   END {for (i = 1; i <= NR; i++) printf "  %-" w "s  %s\n", n[i], d[i]}'
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -33,7 +36,8 @@ test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileChe
 	$(MAKE) test-e2e
 	$(MAKE) test-oldest
 
-# The e2e suite also needs the test tools and the xla-cpu-pjrt plugin in the torch venv.
+# The e2e suite, the test data and the plugin example also need the test tools and the
+# xla-cpu-pjrt plugin in the torch venv: every target that uses the venv depends on this stamp.
 TORCH_E2E := $(TORCH_VENV)/.e2e-installed
 $(TORCH_E2E): $(TORCH_PY) pyproject.toml setup.py
 	$(TORCH_VENV)/bin/pip install --quiet -e '.[torch-xla,test]'
@@ -66,14 +70,17 @@ $(TORCH_PY):
 	$(TORCH_VENV)/bin/pip install --quiet --upgrade pip
 	$(TORCH_VENV)/bin/pip install --quiet -e '.[torch-xla]'
 
-testdata: $(TORCH_PY) ## regenerate testdata/ with real torch_xla 2.9 and JAX runs (venv .venv-torch with the torch-xla extra, ~7.5 GB, ~2 min)
+testdata: $(TORCH_E2E) ## regenerate testdata/ with real torch_xla 2.9 and JAX runs (venv .venv-torch with the torch-xla extra, ~7.5 GB, ~2 min)
 	$(TORCH_PY) testdata/make_testdata.py
 
 golden: ## regenerate the expected outputs under testdata/golden/ from the current converter
 	$(PY) testdata/make_golden.py
 
-bench: $(PY) $(TORCH_PY) ## benchmark: real torch_xla inputs, convert vs jaxlib's parse+verify+print floor, CLI cold start, V1->V2, hook
+bench: $(PY) $(TORCH_E2E) ## benchmark: real torch_xla inputs, convert vs jaxlib's parse+verify+print floor, CLI cold start, V1->V2, hook
 	$(PY) bench/run.py --torch-python $(TORCH_PY) $(BENCH_ARGS)
 
 clean: ## remove caches and build output (keeps .venv)
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache tests/lit/Output
+
+distclean: clean ## also remove the venvs make built (.venv, .venv-torch ~8 GB, .venv-jax-oldest), the bench inputs and the built wrapper
+	rm -rf $(VENV) $(TORCH_VENV) $(OLDEST_VENV) bench/out shardy_convert/_wrapper/*.so
