@@ -1,6 +1,16 @@
-"""`python -m shardy_convert` runs the command line."""
+"""`python -m shardy_convert` and the `shardy-convert` script run the command line."""
 
-from .cli.main import main
+
+def run() -> None:
+    """The command line, Ctrl-C taken from its start (before click and the commands are
+    imported): every command ends on it with exit 130, no traceback (cli/interrupt.py)."""
+    from .cli.interrupt import install
+
+    install()
+    from .cli.main import main
+
+    main()
+
 
 if __name__ == "__main__":
-    main()
+    run()

@@ -15,6 +15,7 @@ import click
 
 from .. import __version__
 from ..errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe
+from .progress import echo, progress
 
 
 class _LazyGroup(click.Group):
@@ -41,6 +42,15 @@ class _LazyGroup(click.Group):
         return getattr(importlib.import_module(module), attr)
 
     def invoke(self, ctx):
+        from .interrupt import command_running, interrupted
+
+        try:
+            with command_running():
+                return self._invoke(ctx)
+        except KeyboardInterrupt:  # Ctrl-C: exit 130 (see interrupt.py)
+            interrupted()
+
+    def _invoke(self, ctx):
         with _whole_writes_to_stdout():
             try:
                 return super().invoke(ctx)
@@ -143,9 +153,9 @@ def main() -> None:
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     if isinstance(message, ShardyConvertWarning):
-        click.echo(message.describe(), err=True)
+        echo(message.describe())
     else:
-        click.echo(f"warning: {message}", err=True)
+        echo(f"warning: {message}")
 
 
 @main.command()
@@ -249,34 +259,16 @@ def _run_batch(transform: str, options: dict, inputs, output, jobs: int = 1) -> 
 
     items = plan(inputs, output)
     failures = 0
-    with _progress(len(items)) as bar:
+    with progress(len(items)) as bar:
         for outcome in run(Job(transform, options), items, jobs):
-            bar.update(1)
             for message in (*outcome.warnings, *outcome.errors):
-                click.echo(message, err=True)
+                echo(message)
             failures += bool(outcome.errors)
+            bar.update(1)
     if len(items) > 1:
         click.echo(f"{len(items) - failures} of {len(items)} inputs converted", err=True)
     if failures:
         raise _Failed()
-
-
-def _progress(count: int):
-    """A progress bar on a terminal for batches; nothing otherwise."""
-    if count > 1 and sys.stderr.isatty():
-        return click.progressbar(length=count, label="converting", file=sys.stderr)
-    return _NoBar()
-
-
-class _NoBar:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def update(self, n: int) -> None:
-        pass
 
 
 @main.command()

@@ -11,6 +11,7 @@ read or written.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import secrets
@@ -198,12 +199,32 @@ def _outcomes(job: Job, items: list[Item], jobs: int) -> Iterator[Outcome]:
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint) as pool:
         data = [stdin if i.name == STDIN else None for i in items]
         try:
             yield from pool.map(process, [job] * len(items), items, data)
         except BrokenProcessPool as e:
             raise ShardyConvertError(f"a worker process died: {e}") from None
+        except BaseException:  # Ctrl-C, a closed stdout: the workers' results are not wanted
+            _kill_workers(pool)
+            raise
+
+
+def _ignore_sigint() -> None:
+    """In a worker: Ctrl-C is the parent's to handle (it kills the workers), so a terminal's
+    SIGINT to the whole process group prints no traceback per worker."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _kill_workers(pool) -> None:
+    """Ends the workers now (they only compute: the parent writes every output), so the
+    pool's shutdown does not wait for the inputs in flight."""
+    for worker in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(Exception):
+            worker.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 # --- safe writes -------------------------------------------------------------------------------
@@ -242,9 +263,31 @@ def _write_in_place(data: bytes, real: Path, target: Path) -> None:
         raise ShardyConvertError(f"cannot write: {e.strerror}", file=str(target)) from None
 
 
+# Temporary files being written, for `remove_partial_outputs` (Ctrl-C).
+_PARTIAL: set[Path] = set()
+
+
+def remove_partial_outputs() -> None:
+    """Removes the temporary files of outputs being written (a Ctrl-C that ends the process
+    before their writer's own clean-up ran)."""
+    for tmp in list(_PARTIAL):
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
 def _replace(data: bytes, real: Path, target: Path, st: os.stat_result | None) -> None:
     """Atomic replace of a regular file (or a new one) through a temporary file beside it."""
     tmp = real.parent / f".{real.name}.{secrets.token_hex(4)}.tmp"
+    _PARTIAL.add(tmp)
+    try:
+        _replace_through(tmp, data, real, target, st)
+    finally:
+        _PARTIAL.discard(tmp)
+
+
+def _replace_through(
+    tmp: Path, data: bytes, real: Path, target: Path, st: os.stat_result | None
+) -> None:
     try:
         if st is not None and not os.access(real, os.W_OK):
             raise PermissionError(13, "Permission denied")
