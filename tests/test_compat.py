@@ -199,3 +199,44 @@ def test_live_modules_keep_their_operations():
         parse_module(SHARDED_ADD, ctx)  # a second module in the same context
         assert func.operation.name == "func.func"
         assert "stablehlo.add" in str(module)
+
+
+class _Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize(
+    "error", [KeyboardInterrupt(), SystemExit(3), ShardyConvertError("bad"), _Stop("x")]
+)
+def test_whatever_a_walk_callback_raises_leaves_the_walk_as_itself(error):
+    """jaxlib makes any exception of a walk's callback a RuntimeError quoting it: a Ctrl-C
+    during a walk read as an internal error (issue 19)."""
+    seen: list[str] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        seen.append(op.name)
+        raise error
+
+    with new_context() as ctx:
+        module = parse_module(SHARDED_ADD, ctx)
+        with pytest.raises(type(error)) as raised:
+            compat.walk(module.operation, visit, ir.WalkOrder.PRE_ORDER)
+    assert raised.value is error
+    assert seen == ["builtin.module"]  # the walk stopped at the first op
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, SystemExit])
+def test_an_interrupt_jaxlib_wrapped_in_a_runtime_error_is_raised_again(error):
+    """The signal can be handled as the guarding callback begins, outside its `try`: then
+    jaxlib's RuntimeError is all there is, and it names the exception."""
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        raise error
+
+    with new_context() as ctx:
+        module = parse_module(SHARDED_ADD, ctx)
+        with pytest.raises(RuntimeError) as wrapped:
+            module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    with pytest.raises(error):
+        compat._raise_escaped_interrupt(wrapped.value)
+    compat._raise_escaped_interrupt(RuntimeError("Exception raised in callback: ValueError: x"))

@@ -182,3 +182,24 @@ def test_a_target_newer_than_this_jaxlib_writes_is_left_to_jaxlibs_writer():
     with new_context() as ctx:
         module = ir.Module.parse(_module(), context=ctx)
         assert round_trip.serialize(module, "99.0.0") is None
+
+
+class _CtrlC:
+    """Stands for a set the export's walk looks in; a Ctrl-C arrives as it is asked."""
+
+    def __contains__(self, name: str) -> bool:
+        raise KeyboardInterrupt
+
+
+def test_a_ctrl_c_in_the_in_process_writer_is_not_taken_for_its_failure(monkeypatch):
+    """Issue 19: a KeyboardInterrupt during the export was swallowed by the writer's fallback
+    ("in-process writer failed; using jaxlib's") and the step ran on."""
+    from shardy_convert.formats import portable_export
+
+    target = stablehlo.get_minimum_version()
+    assert round_trip.prepare()
+    monkeypatch.setattr(portable_export, "_UNHANDLED_OPS", _CtrlC())
+    with new_context() as ctx:
+        module = ir.Module.parse(_module(), context=ctx)
+        with pytest.raises(KeyboardInterrupt):
+            round_trip.serialize(module, target)

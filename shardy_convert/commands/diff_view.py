@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ..converter import convert_module, import_round_trip
 from ..formats import module as formats
+from ..ir import compat
 from ..ir.bindings import ir
 from ..ir.mlir import format_location
 from ..ir.walker import MODULE_SHARDING_ATTRS, SHARDING, Site, call_target, func_name, funcs, sites
@@ -207,4 +208,4 @@ def canonical_backend_configs(module: ir.Operation) -> None:
         return ir.WalkResult.ADVANCE
 
     with module.context:
-        module.walk(visit, ir.WalkOrder.PRE_ORDER)
+        compat.walk(module, visit, ir.WalkOrder.PRE_ORDER)

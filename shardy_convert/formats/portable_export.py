@@ -9,6 +9,7 @@ leaves the module to jaxlib's writer.
 
 from __future__ import annotations
 
+from ..ir import compat
 from ..ir.bindings import ir, sdy
 from ..ir.sdy_attrs import MESH_OP, export_sharding
 from ..ir.walker import body, funcs
@@ -268,7 +269,7 @@ def _scan(func: ir.Operation) -> tuple[list[ir.Operation], list[ir.Operation]]:
             sharded.append(op)
         return ir.WalkResult.ADVANCE
 
-    func.walk(visit, ir.WalkOrder.PRE_ORDER)
+    compat.walk(func, visit, ir.WalkOrder.PRE_ORDER)
     if unhandled:
         raise Unsupported(f"{unhandled[0]} op")
     return constraints, sharded

@@ -49,11 +49,34 @@ def walk_has_op_class() -> bool:
 def walk(
     root: ir.Operation,
     visit: Callable[[ir.Operation], ir.WalkResult],
-    order: ir.WalkOrder,
+    order: ir.WalkOrder = ir.WalkOrder.POST_ORDER,
     op_class: type[ir.OpView] | None = None,
 ) -> None:
-    """`root.walk(visit, order, op_class=op_class)` on every release: without jaxlib's filter,
-    ops that are not `op_class` are skipped here (by op name)."""
+    """`root.walk(visit, order, op_class=op_class)` on every release (without jaxlib's filter,
+    ops that are not `op_class` are skipped here, by op name), and whatever `visit` raises
+    leaves the walk as itself. jaxlib turns an exception raised in a walk's callback into
+    `RuntimeError("Exception raised in callback: <traceback>")` on every release: a Ctrl-C
+    (KeyboardInterrupt) during a walk read as an internal error, or was swallowed by code that
+    goes on after one (issue 19). Every walk of the package goes through here."""
+    raised: list[BaseException] = []
+
+    def guarded(op: ir.Operation) -> ir.WalkResult:
+        try:
+            return visit(op)
+        except BaseException as e:
+            raised.append(e)
+            return ir.WalkResult.INTERRUPT
+
+    try:
+        _walk(root, guarded, order, op_class)
+    except RuntimeError as e:  # the signal was handled as `guarded` began, before its `try`
+        _raise_escaped_interrupt(e)
+        raise
+    if raised:
+        raise raised[0]
+
+
+def _walk(root, visit, order, op_class) -> None:
     if op_class is None:
         root.walk(visit, order)
     elif walk_has_op_class():
@@ -65,6 +88,19 @@ def walk(
             return visit(op) if op.name == name else ir.WalkResult.ADVANCE
 
         root.walk(filtered, order)
+
+
+def _raise_escaped_interrupt(error: RuntimeError) -> None:
+    """KeyboardInterrupt (SystemExit) again when jaxlib's RuntimeError wraps one: the last line
+    of the traceback it quotes names the exception."""
+    text = str(error)
+    if not text.startswith("Exception raised in callback"):
+        return
+    last = text.strip().splitlines()[-1]
+    if last.startswith("KeyboardInterrupt"):
+        raise KeyboardInterrupt from None
+    if last.startswith("SystemExit"):
+        raise SystemExit from None
 
 
 def forget_dead_operations(ctx: ir.Context) -> None:

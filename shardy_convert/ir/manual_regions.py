@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from jaxlib.mlir import ir
 
 from ..errors import ModuleError, NoShardyFormError
+from . import compat
 from .mlir import op_location
 from .walker import call_target
 
@@ -143,7 +144,7 @@ def _all_operands(op: ir.Operation) -> list[ir.Value]:
         values.extend(inner.operands)
         return ir.WalkResult.ADVANCE
 
-    op.walk(visit)
+    compat.walk(op, visit)
     return values
 
 

@@ -15,6 +15,7 @@ from jaxlib.mlir import ir
 from ..errors import ModuleError, ShardyConvertError, clip
 from ..sharding import HloSharding, parse
 from ..sharding.import_rules import Placed, ValueType
+from . import compat
 from .mlir import format_location, string_value
 
 SHARDING = "mhlo.sharding"
@@ -165,7 +166,7 @@ def _remap(root: ir.Operation, mapping: dict) -> None:
                 op.operands[k] = mapping[v]
         return ir.WalkResult.ADVANCE
 
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    compat.walk(root, visit, ir.WalkOrder.PRE_ORDER)
 
 
 def sites(module: ir.Operation, ops: bool = True) -> Iterator[Site]:
@@ -247,7 +248,7 @@ def find_ops(root: ir.Operation, keep: Callable[[ir.Operation], bool]) -> list[i
             found.append(op)
         return ir.WalkResult.ADVANCE
 
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    compat.walk(root, visit, ir.WalkOrder.PRE_ORDER)
     return found
 
 
@@ -260,7 +261,7 @@ def op_sites(root: ir.Operation) -> list[Site]:
             found.append(op)
         return ir.WalkResult.ADVANCE
 
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    compat.walk(root, visit, ir.WalkOrder.PRE_ORDER)
     return [_site("op", op, 0, op.attributes[SHARDING]) for op in found if op != root]
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..errors import ModuleError
+from ..ir import compat
 from ..ir.bindings import ir
 from ..ir.mlir import op_location
 from ..ir.sdy_attrs import (
@@ -164,7 +165,7 @@ def _collect(func: ir.Operation) -> tuple[list, list, list]:
             sharded.append(op)
         return ir.WalkResult.ADVANCE
 
-    func.walk(visit, ir.WalkOrder.PRE_ORDER)
+    compat.walk(func, visit, ir.WalkOrder.PRE_ORDER)
     return sharded, constraints, computations
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...errors import ShardyConvertError
+from ...ir import compat
 from ...ir.bindings import ir
 from ...ir.sdy_attrs import lexical_manual_axes, per_value, read_meshes, sharding_from_attr
 from ...ir.walker import SDY_SHARDING, func_name, funcs
@@ -93,7 +94,7 @@ def _op_shardings(func: ir.Operation) -> list[tuple]:
             found.extend(_shardings_of(op.operation))
         return ir.WalkResult.ADVANCE
 
-    func.walk(visit, ir.WalkOrder.PRE_ORDER)
+    compat.walk(func, visit, ir.WalkOrder.PRE_ORDER)
     return found
 
 
