@@ -247,10 +247,19 @@ def test_full_stdout_is_reported_as_such():
 
 @pytest.mark.parametrize("emit", ["bytecode", "portable"])
 def test_a_dump_cannot_be_emitted_as_bytecode(tmp_path, emit):
-    out = tmp_path / "out.dump"
-    result = run("convert", DUMP, "--emit", emit, "-o", out)
-    assert result.exit_code == 1
-    assert f"{DUMP}: error: a torch_xla dump is text: it cannot be written as {emit}" in (
+    """An option this input refuses: a usage error (exit 2), before anything is written."""
+    out = tmp_path / "out"
+    result = run("convert", MATMUL, DUMP, "--emit", emit, "-o", f"{out}/")
+    assert result.exit_code == 2
+    assert f"{DUMP}: a torch_xla dump is text: it cannot be written as {emit}" in result.stderr
+    assert not out.exists()
+
+
+def test_a_dump_on_stdin_cannot_be_emitted_as_bytecode(tmp_path):
+    out = tmp_path / "out.mlirbc"
+    result = run("convert", "-", "--emit", "bytecode", "-o", out, input=DUMP.read_text())
+    assert result.exit_code == 2
+    assert "-: error: a torch_xla dump is text: it cannot be written as bytecode" in (
         result.stderr
     )
     assert not out.exists()
@@ -272,10 +281,11 @@ def test_empty_input_is_an_error(tmp_path, text):
     assert result.stdout == ""
 
 
-def test_bad_target_version_is_an_error():
-    result = run("convert", MATMUL, "--emit", "portable", "--target-version", "9.9.9")
-    assert result.exit_code == 1
-    assert 'target version "9.9.9" is not a StableHLO version from' in result.stderr
+@pytest.mark.parametrize("version", ["9.9.9", "99.0.0", "1.2", "x"])
+def test_bad_target_version_is_a_usage_error(version):
+    result = run("convert", MATMUL, "--emit", "portable", "--target-version", version)
+    assert result.exit_code == 2
+    assert f'target version "{version}" is not a StableHLO version from' in result.stderr
     assert result.stdout_bytes == b""
 
 

@@ -447,15 +447,19 @@ def test_cli_diff_usage_errors_exit_2(args):
     assert run(*args).exit_code == 2
 
 
-def test_cli_diff_errors_exit_1_located(tmp_path):
+def test_cli_diff_trouble_exits_2_located(tmp_path):
+    """GNU diff's convention, which golden-file scripts read: 0 same, 1 different, 2 trouble
+    (issue 19: a broken B exited 1, as if it were merely different)."""
     bad = tmp_path / "bad.mlir"
     bad.write_text("func.func @main(\n")
     missing = run("diff", MATMUL, "no/such.mlir")
     assert missing.exit_code == 2  # a usage error, as for every command
     assert "'no/such.mlir' does not exist" in missing.stderr
-    broken = run("diff", MATMUL, bad)
-    assert broken.exit_code == 1
-    assert re.search(rf"{re.escape(str(bad))}:\d+:\d+: error: cannot parse", broken.stderr)
+    for args in ([MATMUL, bad], [bad, MATMUL], ["--normalize", bad]):
+        broken = run("diff", *args)
+        assert broken.exit_code == 2, args
+        assert re.search(rf"{re.escape(str(bad))}:\d+:\d+: error: cannot parse", broken.stderr)
+        assert "DIFFERENT" not in broken.stdout
 
 
 def test_cli_to_gspmd_writes_gspmd_to_stdout():
@@ -548,7 +552,7 @@ def test_diff_of_a_bad_module_with_itself_is_an_error(tmp_path):
         "-> tensor<8xf32> {\n    return %arg0 : tensor<8xf32>\n  }\n}\n"
     )
     result = run("diff", bad, bad)
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # trouble, not "different"
     assert "EQUAL" not in result.stdout
     assert f"{bad}:1:1: module attribute mhlo.num_partitions: error: " in result.stderr
     assert "Traceback" not in result.stderr + result.stdout

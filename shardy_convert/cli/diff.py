@@ -1,15 +1,18 @@
 """`shardy-convert diff`: a thin command over `shardy_convert.commands.diff`.
 
-Registered on the main group in cli.py (lazily).
-Exit codes as everywhere: 0 ok / equal, 1 a failure or a difference, 2 usage.
+Registered on the main group in cli/main.py (lazily).
+Exit codes as GNU diff's, which golden-file scripts read: 0 equal, 1 different, 2 trouble (a
+usage error, an input that cannot be read or is no module or dump: the error is printed).
 """
 
 from __future__ import annotations
 
+import contextlib
+
 import click
 
 from ..commands.batch import read_input
-from ..errors import ShardyConvertError
+from ..errors import UsageError, describe
 
 
 @click.command("diff")
@@ -18,7 +21,7 @@ from ..errors import ShardyConvertError
 @click.option("--normalize", is_flag=True, help="Print the canonical form of A (golden files).")
 @click.option("--inline", is_flag=True, help="Inline func.call first (JAX's @shmap_body).")
 def diff(a, b, normalize, inline) -> None:
-    """Compare two modules or dumps by placement: exit 0 equal, 1 different."""
+    """Compare two modules or dumps by placement: exit 0 equal, 1 different, 2 trouble."""
     from ..commands.diff import diff as compare
     from ..commands.diff import normalize as canonical_text
 
@@ -27,13 +30,12 @@ def diff(a, b, normalize, inline) -> None:
     if a == b == "-":
         raise click.UsageError("stdin (-) is given more than once; it can be read once")
     if normalize:
-        try:
+        with _trouble(a):
             text = canonical_text(read_input(a), inline=inline)
-        except ShardyConvertError as e:
-            raise e.located(file=a) from None  # printed by the group's error boundary
         click.echo(text, nl=False)
         return
-    result = compare(read_input(a), read_input(b), (a, b), inline=inline)
+    with _trouble(None):
+        result = compare(read_input(a), read_input(b), (a, b), inline=inline)
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
     for difference in result.differences:
@@ -43,3 +45,16 @@ def diff(a, b, normalize, inline) -> None:
         return
     click.echo(f"DIFFERENT: {len(result.differences)} differences")
     raise click.exceptions.Exit(1)
+
+
+@contextlib.contextmanager
+def _trouble(file: str | None):
+    """An input that cannot be read or compared (or a bug of ours) is printed as the error
+    it is and exits 2, never 1: that would read as "different"."""
+    try:
+        yield
+    except UsageError:
+        raise  # the group's usage error (exit 2)
+    except Exception as e:
+        click.echo(describe(e, file=file), err=True)
+        raise click.exceptions.Exit(2) from None

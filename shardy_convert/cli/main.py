@@ -15,6 +15,7 @@ import click
 
 from .. import __version__
 from ..errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe
+from .params import TargetVersion
 from .progress import echo, progress
 
 
@@ -169,7 +170,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 )
 @click.option(
     "--target-version",
-    metavar="X.Y.Z",
+    type=TargetVersion(),
     help="StableHLO version of a portable artifact (default: the input's, else the newest).",
 )
 @_mesh_option
@@ -255,18 +256,22 @@ def to_gspmd(inputs, output, emit) -> None:
 
 def _run_batch(transform: str, options: dict, inputs, output, jobs: int = 1) -> None:
     """Runs a batch command: prints each failure and, for several inputs, a summary."""
-    from ..commands.batch import Job, plan, run
+    from ..commands.batch import Job, plan, refuse_dumps, run
 
     items = plan(inputs, output)
-    failures = 0
+    refuse_dumps(items, options.get("emit"))
+    failures = usage = 0
     with progress(len(items)) as bar:
         for outcome in run(Job(transform, options), items, jobs):
             for message in (*outcome.warnings, *outcome.errors):
                 echo(message)
             failures += bool(outcome.errors)
+            usage += outcome.usage
             bar.update(1)
     if len(items) > 1:
         click.echo(f"{len(items) - failures} of {len(items)} inputs converted", err=True)
+    if usage:
+        raise click.exceptions.Exit(2)
     if failures:
         raise _Failed()
 

@@ -59,18 +59,35 @@ class Job:
             source = dump.read(data, file)
         except ShardyConvertError as e:
             return None, [e]
-        if source.is_dump and self.options.get("emit") in ("bytecode", "portable"):
-            emit = self.options["emit"]
-            error = ShardyConvertError(
-                f"a torch_xla dump is text: it cannot be written as {emit} (convert its graphs "
-                "as modules to get them in that form)",
-                file=file,
-            )
-            return None, [error]
+        if source.is_dump and self.options.get("emit") in BINARY_FORMS:
+            return None, [UsageError(_dump_stays_text(self.options["emit"]), file=file)]
         options = dict(self.options)
         if source.is_dump and "fallback_devices" in inspect.signature(fn).parameters:
             options["fallback_devices"] = source.device_count
         return dump.transform(source, lambda g: fn(g.text, **options), file)
+
+
+BINARY_FORMS = ("bytecode", "portable")
+
+
+def _dump_stays_text(emit: str) -> str:
+    return (
+        f"a torch_xla dump is text: it cannot be written as {emit} (--emit {emit}; convert its "
+        "graphs as modules to get them in that form)"
+    )
+
+
+def refuse_dumps(items: list[Item], emit: str | None) -> None:
+    """UsageError, before anything is written, for an input file that is a torch_xla dump when
+    `emit` is a binary form (stdin is judged when it is read: `Outcome.usage`)."""
+    if emit not in BINARY_FORMS:
+        return
+    for item in items:
+        if item.name == STDIN:
+            continue
+        with contextlib.suppress(OSError, UnicodeDecodeError):  # reported when it is read
+            if dump.is_dump(Path(item.name).read_bytes().decode()):
+                raise UsageError(f"{item.name}: {_dump_stays_text(emit)}")
 
 
 @dataclass(frozen=True)
@@ -81,6 +98,7 @@ class Outcome:
     result: str | bytes | None
     errors: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()  # located ShardyConvertWarnings, printed before the errors
+    usage: bool = False  # an error is a usage error (exit 2): an option this input refuses
 
 
 def expand(inputs: Sequence[str]) -> list[Item]:
@@ -174,7 +192,9 @@ def process(job: Job, item: Item, data: bytes | None = None) -> Outcome:
         for w in caught
         if isinstance(w.message, ShardyConvertWarning)
     )
-    return Outcome(item, result, tuple(str(e.located(file=item.name)) for e in errors), notes)
+    messages = tuple(str(e.located(file=item.name)) for e in errors)
+    usage = any(isinstance(e, UsageError) for e in errors)
+    return Outcome(item, result, messages, notes, usage)
 
 
 def run(job: Job, items: list[Item], jobs: int = 1) -> Iterator[Outcome]:
