@@ -259,9 +259,7 @@ def test_a_dump_on_stdin_cannot_be_emitted_as_bytecode(tmp_path):
     out = tmp_path / "out.mlirbc"
     result = run("convert", "-", "--emit", "bytecode", "-o", out, input=DUMP.read_text())
     assert result.exit_code == 2
-    assert "-: error: a torch_xla dump is text: it cannot be written as bytecode" in (
-        result.stderr
-    )
+    assert "-: error: a torch_xla dump is text: it cannot be written as bytecode" in (result.stderr)
     assert not out.exists()
 
 
