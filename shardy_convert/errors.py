@@ -98,9 +98,10 @@ def clip(value: object, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-class UsageError(ShardyConvertError):
-    """A command asked for something impossible (two inputs for one output, an output that
-    is an input); the command line exits 2."""
+class UsageError(ShardyConvertError, ValueError):
+    """A bad argument: a command or a call asked for something impossible (two inputs for one
+    output, an output that is an input, an unknown policy); the command line exits 2. Also a
+    ValueError, what Python callers catch for a bad argument."""
 
 
 class InternalError(ShardyConvertError):

@@ -198,7 +198,7 @@ def test_documented_example_runs_on_both_clients():
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert sum("same shardings as GSPMD on both clients" in line for line in lines) == 16
-    assert lines[-1].startswith("hook: 24 hits, 8 misses, 0 failures")
+    assert lines[-1].startswith("hook: 8 converted, 24 from cache, 0 passed through, 0 failed")
 
 
 def _a_bug(program, **options):
@@ -220,7 +220,7 @@ def test_a_bug_is_passed_through_counted_apart_and_logged_with_where(monkeypatch
     assert record.message.endswith(" in _a_bug)")
     assert record.exc_info[0] is KeyError
     assert (hook.stats.internal_errors, hook.stats.failures, hook.stats.hits) == (1, 1, 1)
-    assert "1 failures (1 internal errors)" in str(hook.stats)
+    assert "2 passed through, 0 failed (1 internal errors)" in str(hook.stats)
 
 
 def test_a_bug_under_raise_is_a_shardy_convert_error_caused_by_it(monkeypatch):

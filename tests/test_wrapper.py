@@ -560,3 +560,29 @@ def test_the_wrapper_library_itself_is_a_pjrt_plugin_by_its_headers():
 
     assert why_not_a_plugin(wrapper.library_path()) is None
     assert why_not_a_plugin(pjrt_plugin.plugin_path()) is None
+
+
+def test_use_plugin_judges_the_plugin_by_its_headers_and_never_loads_it(tmp_path, monkeypatch):
+    """Before torch_xla is imported: a bad plugin is a usage error, found without running the
+    library's code (ctypes would)."""
+    import ctypes
+    from pathlib import Path
+
+    from shardy_convert.errors import UsageError
+    from shardy_convert.torch_xla import use_plugin
+
+    def no_loading(*args, **kwargs):
+        raise AssertionError("the plugin was loaded")
+
+    monkeypatch.setattr(ctypes, "CDLL", no_loading)
+    module = tmp_path / "model.mlir"
+    module.write_text("module {}\n")
+    with pytest.raises(UsageError, match=r"no PJRT plugin: not a shared library \(no ELF"):
+        use_plugin(module)
+    library = next(Path(np.__file__).parent.glob("*core/_multiarray_umath*.so"))
+    with pytest.raises(UsageError, match="does not export GetPjrtApi"):
+        use_plugin(library)
+    with pytest.raises(UsageError, match="does not exist"):
+        use_plugin(tmp_path / "missing.so")
+    with pytest.raises(ValueError, match='name must not be "CPU"'):  # a ValueError too
+        use_plugin(library, name="cpu")

@@ -12,64 +12,27 @@ Shardy module in the same form; a program that already carries Shardy (natively,
     compile_and_load = hook.wrap(backend.compile_and_load)   # jaxlib's CPU client
     exe = compile_and_load(gspmd_text, devices, options)     # compiled with Shardy
 
-torch_xla retraces and recompiles the same graph every step (pytorch/xla#9755): the hook keys
-a bounded LRU cache on a hash of the program's bytes and the options, so each distinct program
-is converted once. It is thread-safe: conversions run concurrently, each in its own MLIR
-context; the cache and counters are guarded by one lock.
-
-Failure policy: `on_error="raise"` raises ShardyConvertError; `"passthrough"` returns the
-program unchanged (the plugin compiles it with GSPMD, as before) and logs one warning per
-distinct program. The hook converts strictly: an uneven sharding (a dim its shard count does
-not divide, which Shardy compiles to another program) is such a failure, never a warning.
-A bug of ours (any other exception) never reaches the host as itself: it is an `InternalError`
-(a ShardyConvertError whose `__cause__` is the exception) that follows the same policy, is
-counted among the failures and apart (`stats.internal_errors`) and, passed through, is logged
-with where it happened and its traceback, so that it can be reported.
+Each distinct program (a hash of its bytes and the options) is converted once; the cache,
+the failure policy (`on_error`: "raise" or "passthrough") and the counters (`stats`) are
+those of the plugin wrapper too (`cache.py`). The hook converts strictly: an uneven sharding
+(a dim its shard count does not divide, which Shardy compiles to another program) is a
+failure of the policy, never a warning.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import threading
-import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..errors import InternalError, ShardyConvertError, where
+from .cache import POLICIES, Cache, Counters
+
+__all__ = ["POLICIES", "Hook", "Stats"]
 
 log = logging.getLogger("shardy_convert.hook")
 
-POLICIES = ("raise", "passthrough")
-INTERNAL_ERROR = (
-    "shardy-convert: internal error (a bug, please report it), compiling this program "
-    "unconverted: %s"
-)
-
-
-@dataclass
-class Stats:
-    """Counters since the hook was made: cache hits, conversions, failures, time converting."""
-
-    hits: int = 0
-    misses: int = 0
-    failures: int = 0  # programs not converted (no Shardy form, or a bug of ours)
-    internal_errors: int = 0  # of those failures, the ones a bug of ours caused
-    seconds: float = 0.0
-
-    def __str__(self) -> str:
-        bugs = f" ({self.internal_errors} internal errors)" if self.internal_errors else ""
-        return (
-            f"{self.hits} hits, {self.misses} misses, {self.failures} failures{bugs}, "
-            f"{self.seconds * 1000:.1f} ms converting"
-        )
-
-
-@dataclass
-class _Entry:
-    program: str | bytes
-    error: ShardyConvertError | None = None
+Stats = Counters  # the name `Hook.stats` had before the wrapper and the hook shared one cache
 
 
 @dataclass
@@ -77,7 +40,8 @@ class Hook:
     """Converts programs before a plugin compiles them; see the module docstring.
 
     Options are those of `shardy_convert.convert` (`mesh`, `num_devices`, `validate`);
-    `cache_size` bounds the number of distinct programs remembered.
+    `cache_size` bounds the number of distinct programs remembered; `stats` counts what
+    happened (`cache.Counters`).
     """
 
     on_error: str = "raise"
@@ -85,34 +49,18 @@ class Hook:
     mesh: str | None = None
     num_devices: int | None = None
     validate: bool = False
-    stats: Stats = field(default_factory=Stats)
-    _cache: OrderedDict = field(default_factory=OrderedDict, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _cache: Cache = field(init=False, repr=False)
 
     def __post_init__(self):
-        if self.on_error not in POLICIES:
-            raise ValueError(f"on_error must be one of {POLICIES}, not {self.on_error!r}")
+        self._cache = Cache(self.on_error, self.cache_size, log)
+
+    @property
+    def stats(self) -> Counters:
+        return self._cache.counters
 
     def __call__(self, program: str | bytes) -> str | bytes:
         """The Shardy form of `program`, in the form it came in."""
-        key = self._key(program)
-        with self._lock:
-            entry = self._cache.get(key)
-            if entry is not None:
-                self._cache.move_to_end(key)
-                self.stats.hits += 1
-        if entry is None:
-            entry = self._convert(program)
-            with self._lock:
-                self._cache[key] = entry
-                self.stats.misses += 1
-                self.stats.failures += entry.error is not None
-                self.stats.internal_errors += isinstance(entry.error, InternalError)
-                while len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
-        if entry.error is not None and self.on_error == "raise":
-            raise entry.error
-        return entry.program
+        return self._cache.answer(self._key(program), lambda: self._convert(program), program)
 
     def _key(self, program: str | bytes) -> str:
         data = program.encode() if isinstance(program, str) else program
@@ -120,30 +68,16 @@ class Hook:
         digest.update(repr((self.mesh, self.num_devices, self.validate)).encode())
         return digest.hexdigest()
 
-    def _convert(self, program: str | bytes) -> _Entry:
+    def _convert(self, program: str | bytes) -> str | bytes:
         from ..converter import convert
 
-        start = time.perf_counter()
-        try:
-            converted = convert(
-                program,
-                mesh=self.mesh,
-                num_devices=self.num_devices,
-                validate=self.validate,
-                strict=True,  # an uneven sharding would compile to another program
-            )
-            result = _Entry(converted)
-        except ShardyConvertError as e:
-            if self.on_error == "passthrough":
-                log.warning("shardy-convert: compiling this program unconverted: %s", e)
-            result = _Entry(program, e)
-        except Exception as e:  # a bug of ours: never the host's crash (see the module doc)
-            result = _Entry(program, InternalError(e))
-            if self.on_error == "passthrough":
-                log.warning(INTERNAL_ERROR, where(e), exc_info=e)
-        with self._lock:
-            self.stats.seconds += time.perf_counter() - start
-        return result
+        return convert(
+            program,
+            mesh=self.mesh,
+            num_devices=self.num_devices,
+            validate=self.validate,
+            strict=True,  # an uneven sharding would compile to another program
+        )
 
     def wrap(self, compile_fn: Callable) -> Callable:
         """`compile_fn(program, *args, **kwargs)` with the program converted first and the
@@ -152,7 +86,7 @@ class Hook:
 
         def compile_with_shardy(program, *args, **kwargs):
             converted = self(program)
-            failed = converted is program and self._failed(program)
+            failed = converted is program and self._cache.failed(self._key(program))
             if not failed:
                 for value in (*args, *kwargs.values()):
                     _use_shardy(value)
@@ -160,11 +94,6 @@ class Hook:
 
         compile_with_shardy.__wrapped__ = compile_fn
         return compile_with_shardy
-
-    def _failed(self, program: str | bytes) -> bool:
-        with self._lock:
-            entry = self._cache.get(self._key(program))
-        return entry is not None and entry.error is not None
 
 
 def _use_shardy(options) -> None:

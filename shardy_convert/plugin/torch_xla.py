@@ -17,14 +17,13 @@ imports the converter up front, so the first compile does not pay for it.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ShardyConvertError
-from . import wrapper
+from ..errors import ShardyConvertError, UsageError
+from . import plugin_library, wrapper
 
 
 @dataclass
@@ -66,7 +65,7 @@ def use_plugin(
         plugin serialized HloModuleProtos, which the wrapper converts as well.
     """
     if name.upper() == "CPU":
-        raise ValueError('name must not be "CPU": torch_xla does not load dynamic plugins then')
+        raise UsageError('name must not be "CPU": torch_xla does not load dynamic plugins then')
     plugin = _check_plugin(library_path)
     library = wrapper.library_path()
     os.environ.update(wrapper.environment(plugin, on_error=on_error, emit=emit))
@@ -98,16 +97,14 @@ def use_plugin(
 
 
 def _check_plugin(library_path: str | os.PathLike) -> str:
-    """The plugin's absolute path; ShardyConvertError if it is missing or no PJRT plugin."""
+    """The plugin's absolute path; a UsageError if it is missing or no PJRT plugin, judged
+    from the file's headers (plugin_library), never by loading it (that runs its code)."""
     path = Path(library_path).expanduser().resolve()
     if not path.is_file():
-        raise ShardyConvertError(f"no PJRT plugin at {path}: the file does not exist")
-    try:
-        library = ctypes.CDLL(str(path), mode=os.RTLD_LOCAL)
-    except OSError as e:
-        raise ShardyConvertError(f"cannot load the PJRT plugin {path}: {e}") from None
-    if not hasattr(library, "GetPjrtApi"):
-        raise ShardyConvertError(f"{path} is no PJRT plugin: it exports no GetPjrtApi")
+        raise UsageError(f"no PJRT plugin at {path}: the file does not exist")
+    reason = plugin_library.why_not_a_plugin(str(path))
+    if reason:
+        raise UsageError(f"{path} is no PJRT plugin: {reason}")
     return str(path)
 
 

@@ -30,14 +30,12 @@ import logging
 import os
 import struct
 import threading
-import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InternalError, ShardyConvertError, where
+from ..errors import ShardyConvertError, UsageError
 from . import compile_options
-from .hook import INTERNAL_ERROR, POLICIES
+from .cache import POLICIES, Cache, Counters
 
 log = logging.getLogger("shardy_convert.wrapper")
 
@@ -63,103 +61,47 @@ def library_path() -> str:
 
 def environment(plugin: str, *, on_error: str = "raise", emit: str | None = None) -> dict:
     """The environment variables that make the wrapper wrap `plugin`."""
-    _check_choice("on_error", on_error, POLICIES)
+    check_choice("on_error", on_error, POLICIES)
     env = {ENV_PLUGIN: str(Path(plugin).resolve()), ENV_ON_ERROR: on_error}
     if emit is not None:
-        _check_choice("emit", emit, EMITS)
+        check_choice("emit", emit, EMITS)
         env[ENV_EMIT] = emit
     return env
 
 
-def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
+def check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
+    """A UsageError unless `value` is one of `choices`."""
     if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
-
-
-@dataclass
-class Counters:
-    """What the wrapper did with the programs it was asked to compile."""
-
-    converted: int = 0  # converted to Shardy (first time)
-    cached: int = 0  # served from the cache of earlier conversions
-    passed_through: int = 0  # compiled unconverted with GSPMD (on_error="passthrough")
-    failed: int = 0  # compile refused with the conversion error (on_error="raise")
-    internal_errors: int = 0  # of those passed through or failed, the ones a bug of ours caused
-    seconds: float = 0.0  # time spent converting (cache misses)
-
-    def __str__(self) -> str:
-        bugs = f" ({self.internal_errors} internal errors)" if self.internal_errors else ""
-        return (
-            f"{self.converted} converted, {self.cached} from cache, {self.passed_through} "
-            f"passed through, {self.failed} failed{bugs}, {self.seconds * 1000:.0f} ms converting"
-        )
-
-
-@dataclass
-class _Result:
-    code: bytes
-    format: bytes
-    options: bytes
-    order: bytes = b""  # int32s: partition k runs the caller's partition order[k]
-    error: str | None = None
-    bug: bool = False  # the error is an internal error (see hook.py's failure policy)
+        raise UsageError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
 
 
 @dataclass
 class Session:
-    """The process's conversion state: the policy, the cache and the counters."""
+    """The process's conversion state: the policy, the cache and the counters (`cache.py`, the
+    hook's too)."""
 
     on_error: str = "raise"
     emit: str = "portable"
-    counters: Counters = field(default_factory=Counters)
-    _cache: OrderedDict = field(default_factory=OrderedDict, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _cache: Cache = field(init=False, repr=False)
+
+    def __post_init__(self):
+        check_choice("emit", self.emit, EMITS)
+        self._cache = Cache(self.on_error, _CACHE_SIZE, log)
+
+    @property
+    def counters(self) -> Counters:
+        return self._cache.counters
 
     def compile(self, code: bytes, form: bytes, options: bytes) -> tuple[bytes, ...]:
         """(program, format, options, device order) to hand the real plugin (the order as
         int32s, b"" for the caller's own); ShardyConvertError to refuse."""
         key = hashlib.blake2b(code + b"\0" + form + b"\0" + options, digest_size=20).digest()
         key += self.emit.encode()
-        with self._lock:
-            result = self._cache.get(key)
-            if result is not None:
-                self._cache.move_to_end(key)
-        cached = result is not None
-        if result is None:
-            result = self._convert(code, form, options)
-            with self._lock:
-                self._cache[key] = result
-                while len(self._cache) > _CACHE_SIZE:
-                    self._cache.popitem(last=False)
-        with self._lock:
-            if result.error is None:
-                self.counters.cached += cached
-                self.counters.converted += not cached
-            elif self.on_error == "passthrough":
-                self.counters.passed_through += 1
-            else:
-                self.counters.failed += 1
-            self.counters.internal_errors += result.bug
-        if result.error is not None and self.on_error != "passthrough":
-            raise ShardyConvertError(result.error)
-        return result.code, result.format, result.options, result.order
-
-    def _convert(self, code: bytes, form: bytes, options: bytes) -> _Result:
-        start = time.perf_counter()
-        try:
-            result = _Result(*convert_program(code, form.decode(), options, emit=self.emit))
-        except ShardyConvertError as e:
-            if self.on_error == "passthrough":
-                log.warning("shardy-convert: compiling a program with GSPMD: %s", e)
-            error = e.message if e.location is None else str(e)
-            result = _Result(code, form, options, error=error)
-        except Exception as e:  # a bug of ours: the same policy as hook.Hook's
-            if self.on_error == "passthrough":
-                log.warning(INTERNAL_ERROR, where(e), exc_info=e)
-            result = _Result(code, form, options, error=InternalError(e).message, bug=True)
-        with self._lock:
-            self.counters.seconds += time.perf_counter() - start
-        return result
+        return self._cache.answer(
+            key,
+            lambda: convert_program(code, form.decode(), options, emit=self.emit),
+            (code, form, options, b""),
+        )
 
 
 def convert_program(
@@ -291,8 +233,8 @@ def session() -> Session:
         if _session is None:
             on_error = os.environ.get(ENV_ON_ERROR) or "raise"
             emit = os.environ.get(ENV_EMIT) or "portable"
-            _check_choice(ENV_ON_ERROR, on_error, POLICIES)
-            _check_choice(ENV_EMIT, emit, EMITS)
+            check_choice(ENV_ON_ERROR, on_error, POLICIES)
+            check_choice(ENV_EMIT, emit, EMITS)
             _session = Session(on_error=on_error, emit=emit)
         return _session
 
@@ -300,8 +242,8 @@ def session() -> Session:
 def configure(*, on_error: str = "raise", emit: str | None = None) -> Session:
     """Replaces the process's session (fresh cache and counters) with these settings."""
     global _session
-    _check_choice("on_error", on_error, POLICIES)
-    _check_choice("emit", emit or "portable", EMITS)
+    check_choice("on_error", on_error, POLICIES)
+    check_choice("emit", emit or "portable", EMITS)
     with _session_lock:
         _session = Session(on_error=on_error, emit=emit or "portable")
         return _session

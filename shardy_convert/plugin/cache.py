@@ -1,0 +1,141 @@
+"""The plugin path's one cache, failure policy and counters, shared by `hook.Hook` (programs
+handed to a compile function) and the wrapper's `Session` (programs the C wrapper hands over).
+
+torch_xla retraces and recompiles the same graph every step (pytorch/xla#9755): each distinct
+program (the caller's key: a hash of what the answer depends on) is converted once and kept in
+a bounded LRU cache. It is thread-safe: conversions run concurrently, each in its own MLIR
+context; the cache and counters are guarded by one lock.
+
+Failure policy: `on_error="raise"` raises the ShardyConvertError; `"passthrough"` answers with
+the program unconverted (the plugin compiles it with GSPMD, as before) and logs one warning
+per distinct program. A bug of ours (any other exception) never reaches the host as itself: it
+is an `InternalError` (a ShardyConvertError whose `__cause__` is the exception) that follows
+the same policy, is counted among the failures and apart (`internal_errors`) and, passed
+through, is logged with where it happened and its traceback, so that it can be reported.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InternalError, ShardyConvertError, UsageError, where
+
+POLICIES = ("raise", "passthrough")
+UNCONVERTED = "shardy-convert: compiling this program unconverted, with GSPMD: %s"
+INTERNAL_ERROR = (
+    "shardy-convert: internal error (a bug, please report it), compiling this program "
+    "unconverted: %s"
+)
+
+
+def check_policy(on_error: str) -> None:
+    """A UsageError unless `on_error` is one of POLICIES."""
+    if on_error not in POLICIES:
+        raise UsageError(f"on_error must be one of {', '.join(POLICIES)}, not {on_error!r}")
+
+
+@dataclass
+class Counters:
+    """What happened to the programs asked for, one answer per request (a program compiled
+    twice is two answers), plus what the conversions cost."""
+
+    converted: int = 0  # answered with a fresh conversion
+    cached: int = 0  # answered with a conversion from the cache
+    passed_through: int = 0  # answered unconverted, compiled with GSPMD (on_error="passthrough")
+    failed: int = 0  # refused with the conversion error (on_error="raise")
+    hits: int = 0  # answers from the cache, converted or not
+    misses: int = 0  # conversions run: the distinct programs seen (while cached)
+    failures: int = 0  # of those, the programs that could not be converted
+    internal_errors: int = 0  # of those failures, the ones a bug of ours caused
+    seconds: float = 0.0  # time spent converting
+
+    def __str__(self) -> str:
+        bugs = f" ({self.internal_errors} internal errors)" if self.internal_errors else ""
+        return (
+            f"{self.converted} converted, {self.cached} from cache, {self.passed_through} "
+            f"passed through, {self.failed} failed{bugs}, {self.seconds * 1000:.1f} ms converting"
+        )
+
+
+@dataclass
+class _Answer:
+    value: Any  # the converted program, or what to compile instead when it failed
+    error: ShardyConvertError | None = None
+
+
+@dataclass
+class Cache:
+    """`answer(key, convert, unconverted)`: `convert()` once per key, its result for every
+    request; a failure follows the policy (raise it, or answer `unconverted`)."""
+
+    on_error: str = "raise"
+    size: int = 256
+    log: logging.Logger = field(default_factory=lambda: logging.getLogger("shardy_convert"))
+    counters: Counters = field(default_factory=Counters)
+    _entries: OrderedDict = field(default_factory=OrderedDict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self):
+        check_policy(self.on_error)
+
+    def answer(self, key: Hashable, convert: Callable[[], Any], unconverted: Any) -> Any:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+        hit = entry is not None
+        if entry is None:
+            entry = self._convert(convert, unconverted)
+            with self._lock:
+                self._entries[key] = entry
+                while len(self._entries) > self.size:
+                    self._entries.popitem(last=False)
+        self._count(entry, hit)
+        if entry.error is not None and self.on_error == "raise":
+            raise entry.error.with_traceback(None)
+        return entry.value
+
+    def failed(self, key: Hashable) -> bool:
+        """Whether the program of `key` is cached as one that could not be converted."""
+        with self._lock:
+            entry = self._entries.get(key)
+        return entry is not None and entry.error is not None
+
+    def _convert(self, convert: Callable[[], Any], unconverted: Any) -> _Answer:
+        start = time.perf_counter()
+        try:
+            answer = _Answer(convert())
+        except ShardyConvertError as e:
+            if self.on_error == "passthrough":
+                self.log.warning(UNCONVERTED, e)
+            answer = _Answer(unconverted, e)
+        except Exception as e:  # a bug of ours: never the host's crash (see the module doc)
+            if self.on_error == "passthrough":
+                self.log.warning(INTERNAL_ERROR, where(e), exc_info=e)
+            answer = _Answer(unconverted, InternalError(e))
+        with self._lock:
+            self.counters.seconds += time.perf_counter() - start
+        return answer
+
+    def _count(self, entry: _Answer, hit: bool) -> None:
+        c = self.counters
+        with self._lock:
+            c.hits += hit
+            c.misses += not hit
+            if entry.error is None:
+                c.cached += hit
+                c.converted += not hit
+                return
+            if not hit:
+                c.failures += 1
+                c.internal_errors += isinstance(entry.error, InternalError)
+            if self.on_error == "passthrough":
+                c.passed_through += 1
+            else:
+                c.failed += 1
