@@ -146,3 +146,51 @@ def test_list_passes_lists_exactly_what_opt_accepts():
         )
     with pytest.raises(UsageError, match="unknown pass: canonicalize"):
         pipeline.parse("canonicalize")  # registered in jaxlib, but not Shardy's: not listed
+
+
+# Every field of the conversion's Options, with a value none of them has by default.
+GIVEN = {
+    "num_devices": 8,
+    "fallback_devices": 4,
+    "mesh": (("x", 8),),
+    "allow_spmd_sharding_propagation_to_parameters": (True, False),
+    "allow_spmd_sharding_propagation_to_output": False,
+    "strict": True,
+}
+
+
+def test_every_conversion_option_is_handed_to_import_shardings():
+    """By name, in pipeline.given: a field renamed on either side fails here, not silently."""
+    from dataclasses import fields
+
+    from shardy_convert.options import Options
+
+    assert set(GIVEN) == {f.name for f in fields(Options)}
+    ((name, run_pass),) = pipeline.steps(["import-shardings"], Options(**GIVEN))
+    assert name == "import-shardings"
+    assert {k: getattr(run_pass.__self__, k) for k in GIVEN} == GIVEN
+
+
+def test_options_in_the_pipeline_text_are_typed_and_win():
+    from shardy_convert.options import Options
+
+    text = (
+        "import-shardings{strict=false allow-spmd-sharding-propagation-to-output=1,0 "
+        "num-devices=2 mesh=a=2}"
+    )
+    ((_, run_pass),) = pipeline.steps(pipeline.parse(text), Options(**GIVEN))
+    got = run_pass.__self__
+    assert got.strict is False
+    assert got.allow_spmd_sharding_propagation_to_output == (True, False)
+    assert (got.num_devices, got.mesh) == (2, (("a", 2),))
+    assert got.fallback_devices == GIVEN["fallback_devices"]  # not in the text: from Options
+
+
+def test_list_passes_shows_what_each_option_takes():
+    result = run("list-passes")
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.stdout.splitlines() if x.startswith("import-shardings{"))
+    assert "strict=BOOL" in line
+    assert "num-devices=N" in line
+    assert "mesh=NAME=SIZE,..." in line
+    assert "allow-spmd-sharding-propagation-to-output=BOOL[,BOOL...]" in line

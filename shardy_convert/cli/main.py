@@ -374,15 +374,14 @@ def check(inputs, devices, mesh, reference) -> None:
 def list_passes() -> None:
     """Print every pass `opt` runs: the project's (with description and options) and the
     Shardy passes this jaxlib registers."""
-    from dataclasses import fields
-
     from ..passes.pipeline import CONVERT_PIPELINE
-    from ..passes.pipeline_text import registered_shardy_passes
+    from ..passes.pipeline_text import SYNTAX, option_kinds, registered_shardy_passes
     from ..passes.registry import PASSES
 
     for name, cls in PASSES.items():
         doc = " ".join((cls.__doc__ or "").split())
-        options = " ".join(f"{f.name.replace('_', '-')}=..." for f in fields(cls))
+        kinds = option_kinds(cls).items()
+        options = " ".join(f"{f.replace('_', '-')}={SYNTAX[kind]}" for f, kind in kinds)
         click.echo(f"{name}{f'{{{options}}}' if options else ''}\n  {doc}\n")
     click.echo("Shardy's passes registered in this jaxlib:")
     for name, anchor in registered_shardy_passes().items():

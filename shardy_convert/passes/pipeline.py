@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import fields
 
 from ..errors import ShardyConvertError, UsageError
 from ..ir.bindings import ir, passmanager
 from ..ir.mlir import PythonPass, run_pipeline
 from ..options import Options
 from . import pipeline_text
+from .import_shardings import ImportShardingsPass
 from .pipeline_text import Step
 from .registry import PASSES
 
@@ -149,8 +149,8 @@ def _shardy_passes() -> frozenset[str]:
 def steps(
     pipeline: str | Sequence[str] | tuple[Step, ...], options: Options
 ) -> list[str | tuple[str, PythonPass]]:
-    """Instantiates the project passes: the options their dataclass fields accept, those in
-    the pipeline's `{...}` over those of `options`. Shardy's steps stay text."""
+    """Instantiates the project passes: the options in the pipeline's `{...}` over those of
+    `options` the pass takes (`given`). Shardy's steps stay text."""
     parsed = pipeline if _is_parsed(pipeline) else pipeline_text.parse(_joined(pipeline))
     out: list[str | tuple[str, PythonPass]] = []
     for step in parsed:
@@ -158,11 +158,30 @@ def steps(
         if cls is None:
             out.append(str(step))
             continue
-        accepted = {f.name for f in fields(cls)}
-        kwargs = {k: v for k, v in vars(options).items() if k in accepted and v is not None}
+        kwargs = given(cls, options)
         kwargs.update(pipeline_text.python_pass_options(step.name, cls, step.options))
         out.append((step.name, cls(**kwargs).run))
     return out
+
+
+def given(cls, options: Options) -> dict:
+    """The conversion's options a project pass takes, each handed over by name here (a pass
+    field renamed is a TypeError, never an option silently dropped); None: the pass's default.
+    Only import-shardings takes any."""
+    if cls is not ImportShardingsPass:
+        return {}
+    o = options
+    taken = {
+        "num_devices": o.num_devices,
+        "fallback_devices": o.fallback_devices,
+        "mesh": o.mesh,
+        "allow_spmd_sharding_propagation_to_parameters": (
+            o.allow_spmd_sharding_propagation_to_parameters
+        ),
+        "allow_spmd_sharding_propagation_to_output": o.allow_spmd_sharding_propagation_to_output,
+        "strict": o.strict,
+    }
+    return {k: v for k, v in taken.items() if v is not None}
 
 
 def _is_parsed(pipeline) -> bool:

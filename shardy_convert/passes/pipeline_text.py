@@ -13,9 +13,11 @@ only); every other name must be one of Shardy's passes registered in jaxlib (`sd
 from __future__ import annotations
 
 import re
+import typing
 from dataclasses import dataclass, fields
 
-from ..errors import UsageError, clip
+from ..errors import ShardyConvertError, UsageError, clip
+from ..options import parse_mesh
 
 _NAME = re.compile(r"[A-Za-z0-9_.\-]+")
 
@@ -142,25 +144,76 @@ def option_pairs(text: str) -> list[tuple[str, str]]:
 
 
 def python_pass_options(pass_name: str, cls, text: str) -> dict:
-    """The keyword arguments of a project pass from its `{key=value ...}` text."""
-    from ..options import parse_mesh
-
-    accepted = {f.name for f in fields(cls)}
+    """The keyword arguments of a project pass from its `{key=value ...}` text, each value
+    read as its dataclass field's type says (`option_kinds`)."""
+    kinds = option_kinds(cls)
     kwargs: dict = {}
     for key, value in option_pairs(text):
         field = key.replace("-", "_")
-        if field not in accepted:
-            known = ", ".join(sorted(f.replace("_", "-") for f in accepted)) or "none"
+        if field not in kinds:
+            known = ", ".join(sorted(f.replace("_", "-") for f in kinds)) or "none"
             raise UsageError(f"pass {pass_name} has no option {key} (its options: {known})")
-        if field == "mesh":
-            kwargs[field] = parse_mesh(value)
-        elif value.isascii() and value.isdigit() and 0 < int(value) < 2**31:
-            kwargs[field] = int(value)
-        else:
+        read, expected = _READERS[kinds[field]]
+        try:
+            kwargs[field] = read(value)
+        except (ValueError, ShardyConvertError) as e:
+            why = f": {e.message}" if isinstance(e, ShardyConvertError) else ""
             raise UsageError(
-                f'pass {pass_name}: option {key} must be a positive count, not "{value}"'
-            )
+                f'pass {pass_name}: option {key} must be {expected}, not "{clip(value, 40)}"{why}'
+            ) from None
     return kwargs
+
+
+def option_kinds(cls) -> dict[str, str]:
+    """What each option of a pass dataclass takes, from its field's type: "mesh" (`NAME=SIZE,
+    ...`), "flags" (a bool, or one per value: `true,false`), "bool" or "count"."""
+    hints = typing.get_type_hints(cls)
+    kinds = {}
+    for f in fields(cls):
+        types = set(typing.get_args(hints[f.name])) or {hints[f.name]}
+        types.discard(type(None))
+        if types == {tuple[tuple[str, int], ...]}:
+            kinds[f.name] = "mesh"
+        elif types == {bool, tuple[bool, ...]}:
+            kinds[f.name] = "flags"
+        elif types in ({bool}, {int}):
+            kinds[f.name] = "bool" if bool in types else "count"
+        else:
+            raise TypeError(f"{cls.__name__}.{f.name}: no pipeline text for {hints[f.name]}")
+    return kinds
+
+
+_BOOLS = {"true": True, "1": True, "false": False, "0": False}
+
+
+def _bool(value: str) -> bool:
+    return _BOOLS[value.lower()] if value.lower() in _BOOLS else _no(value)
+
+
+def _flags(value: str) -> bool | tuple[bool, ...]:
+    flags = tuple(_bool(v.strip()) for v in value.split(","))
+    return flags[0] if len(flags) == 1 else flags
+
+
+def _count(value: str) -> int:
+    if value.isascii() and value.isdigit() and 0 < int(value) < 2**31:
+        return int(value)
+    return _no(value)
+
+
+def _no(value: str):
+    raise ValueError(value)
+
+
+# Each kind's reader and what it expects, as a usage error says it.
+_READERS = {
+    "mesh": (parse_mesh, "a mesh NAME=SIZE,..."),
+    "flags": (_flags, "true or false, or one per value (true,false,...)"),
+    "bool": (_bool, "true or false (or 1, 0)"),
+    "count": (_count, "a positive count"),
+}
+# How list-passes shows each kind.
+SYNTAX = {"mesh": "NAME=SIZE,...", "flags": "BOOL[,BOOL...]", "bool": "BOOL", "count": "N"}
 
 
 _RESTRICTED = re.compile(r"restricted to '([\w.]+)'")

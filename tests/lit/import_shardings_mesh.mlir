@@ -1,4 +1,5 @@
 // RUN: shardy-convert opt %s -p import-shardings --mesh data=2,model=4 --split-input-file | filecheck %s
+// RUN: shardy-convert opt %s -p 'import-shardings{mesh=data=2,model=4}' --split-input-file | filecheck %s
 // RUN: not shardy-convert opt %s -p import-shardings --mesh a=3,b=2 --split-input-file 2>&1 | filecheck %s --check-prefix=ERR
 
 // The user's axis names and order, for torch_xla's Mesh((2, 4), ("data", "model")).
