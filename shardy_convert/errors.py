@@ -127,9 +127,8 @@ def where(error: BaseException) -> str:
 def _short_path(path: str) -> str:
     """`.../site-packages/shardy_convert/x.py` -> `shardy_convert/x.py`; others as they are."""
     parts = Path(path).parts
-    for package in ("shardy_convert", "passes"):
-        if package in parts:
-            return "/".join(parts[len(parts) - 1 - parts[::-1].index(package) :])
+    if "shardy_convert" in parts:
+        return "/".join(parts[len(parts) - 1 - parts[::-1].index("shardy_convert") :])
     return path
 
 

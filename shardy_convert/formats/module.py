@@ -194,16 +194,16 @@ def save(
 ) -> str | bytes:
     """Prints a module as text (with `loc(...)` if `locations`), bytecode, or a portable
     artifact for StableHLO `target` (default: the newest version this jaxlib writes). A
-    portable artifact is written in this process when `round_trip` can (the same bytes, in less
+    portable artifact is written in this process when `portable.py` can (the same bytes, in less
     than half the time), else by jaxlib's writer."""
     if form != "portable":
         return print_module(module, form, locations)
     from ..ir.bindings import stablehlo
 
     target = target or stablehlo.get_current_version()
-    from . import portable as round_trip
+    from . import portable
 
-    written = round_trip.serialize(module, target)  # in this process, when it can
+    written = portable.serialize(module, target)  # in this process, when it can
     if written is not None:
         return written
     try:

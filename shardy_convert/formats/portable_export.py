@@ -3,7 +3,7 @@ as XLA's six round-trip export passes (sdy-lift-inlined-meshes, xla-sdy-round-tr
 xla-sdy-round-trip-export-ops, xla-sdy-round-trip-shard-map-export,
 xla-sdy-round-trip-export-shardy-attrs, xla-sdy-stablehlo-export-shardings; not registered in
 Python) write it, for modules with one mesh and no Shardy ops but sharding constraints.
-Anything else those passes would rewrite or annotate raises `Unsupported`: `round_trip` then
+Anything else those passes would rewrite or annotate raises `Unsupported`: `portable.py` then
 leaves the module to jaxlib's writer.
 """
 

@@ -98,9 +98,9 @@ class ImportShardingsPass:
 
     def check(self, module: ir.Operation) -> list[tuple[Site, HloSharding]]:
         """The import rules (`sharding.import_rules`), which need only the GSPMD strings and the
-        value types, before anything is rewritten; raises the first error. `convert` also runs
-        it on the module as written, so that errors quote the strings as the user wrote them
-        (v1-to-v2 rewrites them first)."""
+        value types, before anything is rewritten; raises the first error. It runs first in
+        `run`, and the convert pipeline starts with this pass: errors quote the strings as the
+        user wrote them."""
         found = [(site, site.parse()) for site in sites(module)]
         facts = import_rules.ModuleFacts(
             tuple(site.placed(sharding) for site, sharding in found),
@@ -252,7 +252,7 @@ def _import(module: ir.Operation, found: list[tuple[Site, HloSharding]], plan: M
 
 def _value_sharding(site: Site, sharding: HloSharding, plan: MeshPlan) -> TensorSharding:
     (value_type,) = site.value_types()
-    (leaf,) = sharding.leaves()  # one, by _check_values
+    (leaf,) = sharding.leaves()  # one: import_rules.value_types refuses a tuple here
     return _on_type(site, leaf, value_type, plan)
 
 
@@ -263,7 +263,7 @@ def _import_op(site: Site, sharding: HloSharding, plan: MeshPlan, attr) -> None:
     types = site.value_types()
     leaves = sharding.leaves() if sharding.kind is Kind.TUPLE else [sharding] * max(len(types), 1)
     if not types and not leaves:
-        shardings = []  # `{}` on an op without results (checked by _check_tuple_arity)
+        shardings = []  # `{}` on an op without results (import_rules.tuple_arity)
     elif not types:
         shardings = [_on_rank(site, leaves[0], 0, plan)]
     else:

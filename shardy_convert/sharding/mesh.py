@@ -1,8 +1,8 @@
 """One global Shardy mesh for all GSPMD shardings of a module, and each sharding on it.
 
 Pure Python + numpy, no MLIR. The rules follow XLA's StableHLO importer
-(`stablehlo_import.cc`, see shared/research/xla_import.md §3.3-3.4) where it works, and go
-past it where it aborts:
+(`xla/service/spmd/shardy/stablehlo_round_trip/stablehlo_import.cc`) where it works, and
+go past it where it aborts:
 
 * Positions, not device ids: a sharding's iota form numbers mesh positions. When the module's
   V1 lists are in a custom device order (torch_xla `Mesh(device_ids, ...)`), the lists are
