@@ -15,7 +15,7 @@ OLDEST_VENV ?= .venv-jax-oldest
 OLDEST_PY := $(OLDEST_VENV)/bin/python
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-e2e test-oldest lint format testdata golden bench clean distclean
+.PHONY: help install quick test test-e2e test-oldest lint format testdata golden bench clean distclean
 
 # Every target with a `## ` description, names padded to the longest one.
 help: ## list the targets
@@ -30,6 +30,9 @@ $(PY):
 install: $(PY) ## create .venv and install shardy-convert with its test tools (editable)
 	$(PIP) install --quiet -e '.[test]'
 	@$(VENV)/bin/shardy-convert --version
+
+quick: lint ## ruff, then the suite without the slow compile proofs (lit included; no torch_xla, no oldest jax)
+	$(PY) -m pytest -q -m "not slow"
 
 test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices, torch_xla end to end), then the suite again on the oldest supported jax
 	$(PY) -m pytest -q

@@ -53,6 +53,7 @@ def test_testdata_covers_real_model_code():
         assert needed in cases
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("entry", "graph"), OK)
 def test_graph_compiles_to_the_same_program(entry, graph):
     converted = convert(graph, num_devices=entry["num_devices"], validate=True)
@@ -79,6 +80,7 @@ TWINS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", TWINS)
 def test_jax_gspmd_converts_to_what_jax_lowers_with_shardy(entry):
     """Our conversion of JAX's GSPMD lowering and JAX's own Shardy lowering of the same program

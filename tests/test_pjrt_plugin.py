@@ -97,6 +97,7 @@ def test_plugin_is_a_real_pjrt_c_api_plugin():
         pjrt_plugin.get_client(32)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("path", "index"), CASES, ids=[f"{p}:{k}" for p, k in CASES])
 def test_converted_module_runs_like_the_original(path, index):
     original, n = _graph(path, index)
