@@ -96,6 +96,12 @@ def convert(
         return _same_type(formats.save(mod, emit, target_version, has_locations(module)), module)
 
 
+def _passed_through(why: str) -> None:
+    """A command that had nothing to do says so (one warning), rather than write its input
+    back as if it had converted it."""
+    warnings.warn(f"written as it is: {why}", ShardyConvertWarning, stacklevel=3)
+
+
 def _ignored(option: str, why: str) -> None:
     warnings.warn(f"{option} ignored: {why}", ShardyConvertWarning, stacklevel=3)
 
@@ -123,6 +129,9 @@ def to_v2(module: str | bytes) -> str | bytes:
     """Only rewrites V1 device lists into V2 iota form; the module stays GSPMD."""
     with new_context() as ctx:
         mod = formats.load(module, ctx)
+        if is_shardy(mod.operation):
+            _passed_through("it carries Shardy shardings, no GSPMD string to rewrite")
+            return module
         pipeline.run(mod, ["v1-to-v2"])
         return _save_like(mod, module)
 
@@ -139,8 +148,10 @@ def to_gspmd(module: str | bytes, *, emit: str | None = None) -> str | bytes:
     with new_context() as ctx:
         mod = formats.load(module, ctx)
         import_round_trip(mod)
-        if not _has_meshes(mod.operation) and emit == form:
-            return module
+        if not _has_meshes(mod.operation):
+            _passed_through("it carries no Shardy sharding (GSPMD already, or none)")
+            if emit == form:
+                return module
         pipeline.run(mod, ["export-shardings"])
         return _same_type(formats.save(mod, emit, version, has_locations(module)), module)
 

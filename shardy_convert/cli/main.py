@@ -256,8 +256,9 @@ def to_gspmd(inputs, output, emit) -> None:
 
 def _run_batch(transform: str, options: dict, inputs, output, jobs: int = 1) -> None:
     """Runs a batch command: prints each failure and, for several inputs, a summary."""
-    from ..commands.batch import Job, plan, refuse_dumps, run
+    from ..commands.batch import Job, plan, refuse_dumps, refuse_terminal, run
 
+    refuse_terminal(output, options.get("emit"))
     items = plan(inputs, output)
     refuse_dumps(items, options.get("emit"))
     failures = usage = 0

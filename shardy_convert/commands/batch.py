@@ -187,14 +187,40 @@ def process(job: Job, item: Item, data: bytes | None = None) -> Outcome:
             result, errors = job.apply(read_input(item.name) if data is None else data, item.name)
         except Exception as e:  # a bug of ours: reported with this input, the others go on
             return Outcome(item, None, (describe(e, item.name),))
-    notes = tuple(
-        w.message.located(file=item.name).describe()
-        for w in caught
-        if isinstance(w.message, ShardyConvertWarning)
-    )
+    notes = _notes([w.message for w in caught], item.name)
     messages = tuple(str(e.located(file=item.name)) for e in errors)
     usage = any(isinstance(e, UsageError) for e in errors)
     return Outcome(item, result, messages, notes, usage)
+
+
+def _notes(caught: list, file: str) -> tuple[str, ...]:
+    """The ShardyConvertWarnings of one input as lines; one said of several graphs at the same
+    place (a whole graph: "written as it is") is one line naming them (`graphs 0-15`)."""
+    groups: dict[tuple, list[ShardyConvertWarning]] = {}
+    for w in caught:
+        if isinstance(w, ShardyConvertWarning):
+            w.located(file=file)
+            groups.setdefault((w.message, w.location), []).append(w)
+    lines = []
+    for (message, location), found in groups.items():
+        graphs = [w.graph for w in found]
+        if len(found) == 1 or None in graphs:
+            lines += [w.describe() for w in found]
+            continue
+        merged = f"{message} (graphs {_spans(sorted(set(graphs)))})"
+        lines.append(ShardyConvertWarning(merged, location=location, file=file).describe())
+    return tuple(lines)
+
+
+def _spans(numbers: list[int]) -> str:
+    """[0, 1, 2, 5] -> "0-2, 5"."""
+    spans: list[list[int]] = []
+    for n in numbers:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
 
 
 def run(job: Job, items: list[Item], jobs: int = 1) -> Iterator[Outcome]:
@@ -205,7 +231,8 @@ def run(job: Job, items: list[Item], jobs: int = 1) -> Iterator[Outcome]:
             try:
                 write(outcome.result, outcome.item.target)
             except ShardyConvertError as e:
-                outcome = Outcome(outcome.item, None, (str(e),))
+                usage = isinstance(e, UsageError)
+                outcome = Outcome(outcome.item, None, (str(e),), outcome.warnings, usage)
         yield outcome
 
 
@@ -247,6 +274,16 @@ def _kill_workers(pool) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
+TERMINAL = "refusing to write bytecode to a terminal; use -o FILE (or a pipe)"
+
+
+def refuse_terminal(target: str | None, emit: str | None) -> None:
+    """UsageError, before anything is read, for a binary form asked for on a terminal (as gzip
+    refuses); an input that is bytecode itself is refused when it would be written."""
+    if emit in BINARY_FORMS and target in (None, STDIN) and sys.stdout.isatty():
+        raise UsageError(TERMINAL)
+
+
 # --- safe writes -------------------------------------------------------------------------------
 
 
@@ -260,6 +297,8 @@ def write(result: str | bytes, target: Path | None, stdout: BinaryIO | None = No
     """
     data = result.encode() if isinstance(result, str) else result
     if target is None:
+        if isinstance(result, bytes) and (stdout or sys.stdout).isatty():
+            raise UsageError(TERMINAL, file="<stdout>")
         write_all(data, stdout or sys.stdout.buffer, "<stdout>")
         return
     real = Path(os.path.realpath(target))

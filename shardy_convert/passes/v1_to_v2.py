@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..errors import ShardyConvertWarning, clip
 from ..ir.bindings import ir
 from ..ir.walker import Site, transform_shardings
+from ..sharding import HloSharding, Kind
 
 
 @dataclass(frozen=True)
@@ -14,15 +17,38 @@ class V1ToV2Pass:
     """Rewrites every `mhlo.sharding` V1 device list that is a transpose of a reshaped arange
     into its V2 iota form (`{devices=[4,2]0,4,1,5,2,6,3,7}` -> `{devices=[4,2]<=[2,4]T(1,0)}`)
     on func arguments, results, ops, tuples and module attributes. Lists with no iota form
-    (custom device orders) are left as they are; the module stays GSPMD."""
+    (custom device orders) are left as they are, with one warning that counts them and
+    locates the first; the module stays GSPMD."""
 
     NAME: ClassVar[str] = "v1-to-v2"
 
     def run(self, module: ir.Operation) -> None:
-        transform_shardings(module, _to_v2)
+        kept: list[Site] = []
+
+        def to_v2(text: str, site: Site) -> str:
+            sharding = site.parse()
+            v2 = sharding.to_v2()
+            if _keeps_a_list(v2):
+                kept.append(site)
+            return text if v2 is sharding else str(v2)
+
+        transform_shardings(module, to_v2)
+        if kept:
+            warnings.warn(_kept_warning(kept), stacklevel=2)
 
 
-def _to_v2(text: str, site: Site) -> str:
-    sharding = site.parse()
-    v2 = sharding.to_v2()
-    return text if v2 is sharding else str(v2)
+def _keeps_a_list(sharding: HloSharding) -> bool:
+    """Whether `sharding` (after `to_v2`) still holds a V1 device list."""
+    if sharding.kind is Kind.TUPLE:
+        return any(_keeps_a_list(e) for e in sharding.elements)
+    return sharding.kind is Kind.TILED and not sharding.tiles.is_iota
+
+
+def _kept_warning(kept: list[Site]) -> ShardyConvertWarning:
+    count = len(kept)
+    lists = "V1 device list has" if count == 1 else f"{count} V1 device lists have"
+    return ShardyConvertWarning(
+        f"{lists} no V2 iota form (a custom device order: no transpose of a reshaped arange) "
+        f'and stay V1; {"it is" if count == 1 else "the first is"} "{clip(kept[0].text)}"',
+        location=kept[0].location,
+    )

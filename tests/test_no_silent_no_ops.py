@@ -1,0 +1,120 @@
+"""A command that leaves something undone says so (issue 19, "silent no-ops"): `v2` on lists
+with no iota form, `v2` on Shardy and `to-gspmd` on GSPMD input (written as they are), and
+bytecode is never written to a terminal (as gzip refuses)."""
+
+from __future__ import annotations
+
+import os
+import pty
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import TESTDATA
+from .helpers import MATMUL, SHARDY, run
+
+CUSTOM = TESTDATA / "torch_xla" / "custom_device_ids_manual.mlir"  # 6 lists, a custom order
+CUSTOM_DUMP = TESTDATA / "torch_xla" / "custom_device_ids_manual.dump"
+RETRACE = TESTDATA / "torch_xla" / "linear_retrace.dump"  # 16 GSPMD graphs
+
+
+def test_v2_counts_and_locates_the_lists_it_leaves_v1():
+    result = run("v2", CUSTOM)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        f"{CUSTOM}:2:19: arg 0 of @main: warning: 6 V1 device lists have no V2 iota form (a "
+        "custom device order: no transpose of a reshaped arange) and stay V1; the first is "
+        '"{devices=[4,1,2]1,3,6,7,0,2,4,5 last_tile_dim_replicate}"'
+    ]
+    assert result.stdout.count("{devices=[4,1,2]1,3,6,7,0,2,4,5 last_tile_dim_replicate}") == 1
+
+
+def test_v2_locates_the_lists_in_a_dump_by_graph():
+    result = run("v2", CUSTOM_DUMP)
+    assert result.exit_code == 0, result.output
+    assert f"{CUSTOM_DUMP}:graph 0:12:19: arg 0 of @main: warning: 6 V1 device lists" in (
+        result.stderr
+    )
+
+
+def test_v2_of_lists_that_all_have_an_iota_form_says_nothing():
+    result = run("v2", MATMUL)
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+
+
+def test_v2_of_a_shardy_module_says_it_is_written_as_it_is():
+    result = run("v2", SHARDY)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == SHARDY.read_text()
+    assert result.stderr == (
+        f"{SHARDY}: warning: written as it is: it carries Shardy shardings, no GSPMD string to "
+        "rewrite\n"
+    )
+
+
+def test_to_gspmd_of_a_gspmd_module_says_it_is_written_as_it_is():
+    result = run("to-gspmd", MATMUL)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == MATMUL.read_text()
+    assert result.stderr == (
+        f"{MATMUL}: warning: written as it is: it carries no Shardy sharding (GSPMD already, "
+        "or none)\n"
+    )
+
+
+def test_to_gspmd_of_a_gspmd_dump_says_it_once_for_all_graphs():
+    result = run("to-gspmd", RETRACE)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        f"{RETRACE}: warning: written as it is: it carries no Shardy sharding (GSPMD already, "
+        "or none) (graphs 0-15)"
+    ]
+
+
+def _stdout_on_a_terminal(args: list[str]) -> tuple[int, bytes, str]:
+    """Runs the installed command with stdout on a pseudo-terminal: (exit code, what the
+    terminal received, stderr)."""
+    script = shutil.which("shardy-convert", path=str(Path(sys.executable).parent))
+    assert script, "shardy-convert is not installed beside this Python"
+    master, slave = pty.openpty()
+    child = subprocess.Popen(
+        [script, *args], stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.PIPE
+    )
+    os.close(slave)
+    received = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed the terminal (Linux: EIO)
+            break
+        if not chunk:
+            break
+        received += chunk
+    os.close(master)
+    err = child.stderr.read().decode()
+    child.stderr.close()
+    return child.wait(timeout=120), received, err
+
+
+@pytest.mark.parametrize("emit", ["bytecode", "portable"])
+def test_bytecode_is_never_written_to_a_terminal(emit):
+    code, received, err = _stdout_on_a_terminal(["convert", str(MATMUL), "--emit", emit])
+    assert code == 2, err
+    assert "refusing to write bytecode to a terminal; use -o FILE (or a pipe)" in err
+    assert received == b""
+
+
+def test_a_bytecode_input_is_not_written_back_to_a_terminal(tmp_path):
+    bytecode = tmp_path / "m.mlirbc"
+    assert run("convert", MATMUL, "--emit", "bytecode", "-o", bytecode).exit_code == 0
+    code, received, err = _stdout_on_a_terminal(["convert", str(bytecode)])
+    assert code == 2, err
+    assert "<stdout>: error: refusing to write bytecode to a terminal" in err
+    assert received == b""
+    code, received, err = _stdout_on_a_terminal(["convert", str(bytecode), "--emit", "text"])
+    assert code == 0, err
+    assert b"sdy.mesh @mesh" in received
