@@ -13,10 +13,41 @@ from .helpers import ESCAPE, MATMUL, run
 DUMP = TESTDATA / "torch_xla" / "linear_retrace.dump"
 
 
-def test_version():
+def test_version_says_what_it_runs_on():
+    """For bug reports: jax/jaxlib (and whether they are in the supported range, the bounds of
+    pyproject.toml), StableHLO and Shardy (issue 19)."""
+    from importlib import metadata
+
+    from jaxlib.mlir.dialects import stablehlo
+
+    from shardy_convert.cli.version import SUPPORTED
+
     result = run("--version")
     assert result.exit_code == 0
-    assert __version__ in result.output
+    lines = result.output.splitlines()
+    low, high = SUPPORTED
+    jax, jaxlib = metadata.version("jax"), metadata.version("jaxlib")
+    assert lines[0] == f"shardy-convert, version {__version__}"
+    assert lines[1] == f"jax {jax}, jaxlib {jaxlib} (supported {low} to {high})"
+    assert lines[2].startswith(f"StableHLO {stablehlo.get_current_version()} ")
+    assert lines[3].startswith(f"Shardy: built into jaxlib {jaxlib}")
+    pyproject = (TESTDATA.parent / "pyproject.toml").read_text()
+    assert f'"jax>={low},<={high}"' in pyproject
+    assert f'"jaxlib>={low},<={high}"' in pyproject
+
+
+def test_only_version_imports_jaxlib_at_start_up():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from shardy_convert.cli.main import main\n"
+        "try: main([sys.argv[1]])\nexcept SystemExit: pass\n"
+        "print('jaxlib' in sys.modules)"
+    )
+    for flag, imported in (("--help", "False"), ("--version", "True")):
+        out = subprocess.run([sys.executable, "-c", code, flag], capture_output=True, text=True)
+        assert out.stdout.splitlines()[-1] == imported, (flag, out.stdout, out.stderr)
 
 
 def test_convert_module_to_stdout():

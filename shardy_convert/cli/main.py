@@ -13,10 +13,10 @@ from typing import ClassVar
 
 import click
 
-from .. import __version__
 from ..errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe
 from .params import TargetVersion
 from .progress import echo, progress
+from .version import version_option
 
 
 class _LazyGroup(click.Group):
@@ -145,7 +145,7 @@ def _output(f):
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="shardy-convert")
+@version_option
 def main() -> None:
     """Convert GSPMD mhlo.sharding StableHLO (torch_xla, JAX) into the Shardy dialect."""
     warnings.simplefilter("default")
