@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Sequence
 
@@ -13,6 +14,8 @@ from .ir.sdy_attrs import MESH_OP
 from .ir.walker import body, sites
 from .options import Options, parse_mesh
 from .passes import pipeline
+from .passes.gspmd_boundary import cache_dir
+from .passes.match_gspmd_boundary import MatchGspmdBoundaryPass, Outcome
 
 
 def convert(
@@ -28,6 +31,8 @@ def convert(
     allow_spmd_sharding_propagation_to_parameters: bool | Sequence[bool] = False,
     allow_spmd_sharding_propagation_to_output: bool | Sequence[bool] = True,
     strict: bool = False,
+    match_gspmd_boundary: bool = False,
+    boundary_cache: str | os.PathLike | bool | None = None,
 ) -> str | bytes:
     """Converts a GSPMD module (MLIR text, bytecode or portable artifact) to Shardy.
 
@@ -55,6 +60,16 @@ def convert(
     strict: an uneven sharding (a dim of a value its shard count does not divide: GSPMD pads
         it, Shardy shards it less or not at all, another program) is a NoShardyFormError
         instead of a ShardyConvertWarning.
+    match_gspmd_boundary: compile the module with GSPMD first (jaxlib's CPU client, the
+        device count and propagation options above) and pin the shardings GSPMD chose for
+        the open @main arguments and results (unannotated, propagation allowed), so the
+        Shardy program takes and returns what GSPMD's does: torch_xla then traces and
+        compiles the programs it compiles on GSPMD. Costs one GSPMD compile per distinct
+        module (seconds; cached in memory). Where XLA does not compile the module or a
+        chosen sharding has no faithful Shardy form, those values stay open for Shardy's
+        propagation, with a ShardyConvertWarning.
+    boundary_cache: also keep GSPMD's choices in this directory across processes (True:
+        the user cache dir, `~/.cache/shardy-convert/gspmd-boundary`).
 
     Raises ShardyConvertError (located) on bad input; never returns a half-converted module.
     A module that already carries Shardy (natively, or in the round-trip form of a portable
@@ -82,6 +97,8 @@ def convert(
         ),
         allow_spmd_sharding_propagation_to_output=_flags(allow_spmd_sharding_propagation_to_output),
         strict=strict,
+        match_gspmd_boundary=match_gspmd_boundary,
+        boundary_cache=cache_dir(boundary_cache),
     )
     with new_context() as ctx:
         mod = formats.load(module, ctx)
@@ -92,7 +109,14 @@ def convert(
             if form == emit and as_it_is:
                 return module
         else:
-            convert_module(mod, options, imported=imported, validate=validate)
+            outcome = convert_module(mod, options, imported=imported, validate=validate)
+            if outcome is not None and outcome.reason is not None:
+                warnings.warn(
+                    f"GSPMD's boundary: {outcome.pinned} of {outcome.open} open values pinned; "
+                    f"{outcome.reason}",
+                    ShardyConvertWarning,
+                    stacklevel=2,
+                )
         return _same_type(formats.save(mod, emit, target_version, has_locations(module)), module)
 
 
@@ -194,10 +218,15 @@ def split_input(text: str) -> list[str]:
 
 def convert_module(
     mod: ir.Module, options: Options, *, imported: bool = False, validate: bool = False
-) -> None:
+) -> Outcome | None:
     """Runs the conversion pipeline on a parsed module, in place. The module is verified once,
     after the project's Python passes and before Shardy's C++ passes see it (run_pipeline
-    does that); with `validate`, Shardy's import also runs on a copy, which is verified."""
+    does that); with `validate`, Shardy's import also runs on a copy, which is verified.
+    With `options.match_gspmd_boundary`, match-gspmd-boundary runs first: returns what it did."""
+    outcome = None
+    if options.match_gspmd_boundary:
+        pipeline.run(mod, [MatchGspmdBoundaryPass.NAME], options, verify_each=False)
+        outcome = Outcome.read(mod.operation)
     pipeline.run(mod, pipeline.CONVERT_PIPELINE, options, verify_each=False)
     _check_no_gspmd_left(mod.operation)
     if imported:
@@ -210,6 +239,7 @@ def convert_module(
             _verify(copy, "Shardy's import pipeline rejects the converted module")
         finally:
             copy.erase()
+    return outcome
 
 
 def _verify(op: ir.Operation, what: str) -> None:

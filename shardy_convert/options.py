@@ -24,6 +24,11 @@ class Options:
     allow_spmd_sharding_propagation_to_parameters: bool | tuple[bool, ...] | None = None
     allow_spmd_sharding_propagation_to_output: bool | tuple[bool, ...] | None = None
     strict: bool | None = None
+    # match-gspmd-boundary (convert runs it first when asked): the plugin's compile options
+    # for GSPMD's compile, and a directory that keeps GSPMD's choices across processes.
+    match_gspmd_boundary: bool | None = None
+    compile_options: bytes | None = None
+    boundary_cache: str | None = None
 
 
 def propagation_flags(

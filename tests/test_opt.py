@@ -159,16 +159,25 @@ GIVEN = {
 }
 
 
+# match-gspmd-boundary's own; `match_gspmd_boundary` itself is convert_module's switch.
+GIVEN_TO_MATCH = {"compile_options": b"\x1a\x02\x28\x08", "boundary_cache": "/cache"}
+
+
 def test_every_conversion_option_is_handed_to_import_shardings():
     """By name, in pipeline.given: a field renamed on either side fails here, not silently."""
     from dataclasses import fields
 
     from shardy_convert.options import Options
 
-    assert set(GIVEN) == {f.name for f in fields(Options)}
+    names = {f.name for f in fields(Options)}
+    assert set(GIVEN) | set(GIVEN_TO_MATCH) | {"match_gspmd_boundary"} == names
     ((name, run_pass),) = pipeline.steps(["import-shardings"], Options(**GIVEN))
     assert name == "import-shardings"
     assert {k: getattr(run_pass.__self__, k) for k in GIVEN} == GIVEN
+    options = Options(**GIVEN, **GIVEN_TO_MATCH)
+    ((name, run_pass),) = pipeline.steps(["match-gspmd-boundary"], options)
+    expected = {k: v for k, v in {**GIVEN, **GIVEN_TO_MATCH}.items() if k != "strict"}
+    assert {k: getattr(run_pass.__self__, k) for k in expected} == expected
 
 
 def test_options_in_the_pipeline_text_are_typed_and_win():

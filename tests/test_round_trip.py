@@ -15,7 +15,8 @@ from shardy_convert.formats import portable as round_trip
 from shardy_convert.ir import compat
 from shardy_convert.ir.legacy_i1 import unpack_i1_hex
 from shardy_convert.ir.mlir import new_context, print_module
-from shardy_convert.plugin import compile_options, wrapper
+from shardy_convert.plugin import compile_options
+from shardy_convert.plugin.program import _to_shardy
 
 from . import pjrt_plugin
 from .conftest import TESTDATA, manifest
@@ -61,7 +62,7 @@ def test_the_wrappers_output_is_what_jaxlibs_writer_writes(graph, num_devices, n
     program = pjrt_plugin.portable_artifact(unpack_i1_hex(graph), "1.13.0")  # as torch_xla
     with new_context() as ctx:
         module = formats.load(program, ctx, trusted=True)
-        wrapper._to_shardy(module, _options(num_devices))
+        _to_shardy(module, _options(num_devices))
         before = module.operation.get_asm(enable_debug_info=True)
         fast, previous = _both_writers(module, formats.portable_version(program))
         assert module.operation.get_asm(enable_debug_info=True) == before  # left as it was

@@ -29,6 +29,8 @@ class _LazyGroup(click.Group):
         "diff": "shardy_convert.cli.diff:diff",
         "inspect": "shardy_convert.cli.inspect:inspect_command",
         "plugin-wrapper": "shardy_convert.cli.wrapper:plugin_wrapper",
+        "opt": "shardy_convert.cli.passes:opt",
+        "list-passes": "shardy_convert.cli.passes:list_passes",
     }
 
     def list_commands(self, ctx) -> list[str]:
@@ -129,6 +131,16 @@ def _num_devices_option(f):
     )(f)
 
 
+def _match_option(f):
+    return click.option(
+        "--match-gspmd-boundary",
+        is_flag=True,
+        help="Compile each module with GSPMD first (CPU, same devices) and pin the shardings it "
+        "chose for @main's open arguments and results: the Shardy program's boundary is GSPMD's "
+        "(costs a GSPMD compile per module).",
+    )(f)
+
+
 def _inputs(f):
     return click.argument(
         "inputs", nargs=-1, required=True, type=click.Path(exists=True, allow_dash=True)
@@ -201,6 +213,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     help="Make uneven shardings (a dim its shard count does not divide: GSPMD pads it, Shardy "
     "compiles another program) errors instead of warnings.",
 )
+@_match_option
 @click.option(
     "-j", "--jobs", type=click.IntRange(min=1), default=1, help="Worker processes for batches."
 )
@@ -216,6 +229,7 @@ def convert(
     propagate_to_parameters,
     propagate_to_output,
     strict,
+    match_gspmd_boundary,
     jobs,
 ) -> None:
     """Convert modules or torch_xla dumps to Shardy; `-` reads stdin."""
@@ -229,6 +243,7 @@ def convert(
         allow_spmd_sharding_propagation_to_parameters=propagate_to_parameters,
         allow_spmd_sharding_propagation_to_output=propagate_to_output,
         strict=strict,
+        match_gspmd_boundary=match_gspmd_boundary,
     )
     _run_batch("convert", options, inputs, output, jobs)
 
@@ -278,74 +293,6 @@ def _run_batch(transform: str, options: dict, inputs, output, jobs: int = 1) -> 
 
 
 @main.command()
-@click.argument("input", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.option(
-    "-p",
-    "--passes",
-    required=True,
-    metavar="PIPELINE",
-    help="Passes to run (see list-passes): NAME,... or an mlir-opt pipeline string, "
-    "'builtin.module(import-shardings{num-devices=8}, sdy-close-shardings)'.",
-)
-@click.option("--split-input-file", is_flag=True, help="Run each `// -----` case separately.")
-@_mesh_option
-@_num_devices_option
-def opt(input, passes, split_input_file, mesh, num_devices) -> None:
-    """Run chosen passes on one module and print it (like mlir-opt / sdy_opt)."""
-    from ..commands.batch import read_input, write
-    from ..converter import run_passes, split_input
-    from ..formats.dump import as_text
-    from ..options import Options
-    from ..passes.pipeline import parse
-
-    steps = parse(passes)  # every unknown pass and bad option: a usage error
-    data = read_input(input)
-    text = as_text(data)
-    _check_one_module(text, input)
-    options = Options(num_devices=num_devices, mesh=mesh)
-    cases = split_input(text) if split_input_file and text is not None else [text or data]
-    failures = 0
-    for k, case in enumerate(cases):
-        if k:
-            write("// -----\n", None)
-        try:
-            result = _warnings_named(input, run_passes, case, steps, options)
-            write(result, None)  # all of it, or BrokenPipeError
-        except ShardyConvertError as e:  # reported; the next case still runs (like mlir-opt)
-            click.echo(describe(e, file=input), err=True)
-            failures += 1
-    if failures:
-        raise _Failed()
-
-
-def _check_one_module(text: str | None, file: str) -> None:
-    """opt runs on one module, as mlir-opt does: a dump is refused, saying so."""
-    from ..formats.dump import read
-
-    source = None if text is None else read(text, file)  # a malformed dump: located error
-    if source is None or not source.is_dump:
-        return
-    count = len(source.graphs)
-    raise ShardyConvertError(
-        f"a torch_xla dump ({count} graph{'s' * (count != 1)}): opt runs on one module "
-        "(convert runs on dumps)",
-        file=file,
-    )
-
-
-def _warnings_named(file: str, fn, *args):
-    """`fn(*args)`, its ShardyConvertWarnings located in `file` (as convert prints them)."""
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ShardyConvertWarning)
-            return fn(*args)
-    finally:  # passed on once recording has stopped
-        for w in caught:
-            ours = isinstance(w.message, ShardyConvertWarning)
-            warnings.warn(w.message.located(file=file) if ours else w.message, stacklevel=2)
-
-
-@main.command()
 @_inputs
 @click.option(
     "--devices",
@@ -359,35 +306,24 @@ def _warnings_named(file: str, fn, *args):
     show_default=True,
     help="Also compare with the program run unpartitioned on one device.",
 )
-def check(inputs, devices, mesh, reference) -> None:
+@_match_option
+def check(inputs, devices, mesh, reference, match_gspmd_boundary) -> None:
     """Convert, compile original (GSPMD) and result (Shardy) on the CPU PJRT client, compare."""
     from ..commands.check import check_inputs
 
     failures = 0
-    for graph in check_inputs(inputs, devices=devices, mesh=mesh, reference=reference):
+    checks = check_inputs(
+        inputs,
+        devices=devices,
+        mesh=mesh,
+        reference=reference,
+        match_gspmd_boundary=match_gspmd_boundary,
+    )
+    for graph in checks:
         click.echo(str(graph), err=graph.error is not None)
         failures += graph.failed
     if failures:
         raise _Failed()
-
-
-@main.command("list-passes")
-def list_passes() -> None:
-    """Print every pass `opt` runs: the project's (with description and options) and the
-    Shardy passes this jaxlib registers."""
-    from ..passes.pipeline import CONVERT_PIPELINE
-    from ..passes.pipeline_text import SYNTAX, option_kinds, registered_shardy_passes
-    from ..passes.registry import PASSES
-
-    for name, cls in PASSES.items():
-        doc = " ".join((cls.__doc__ or "").split())
-        kinds = option_kinds(cls).items()
-        options = " ".join(f"{f.replace('_', '-')}={SYNTAX[kind]}" for f, kind in kinds)
-        click.echo(f"{name}{f'{{{options}}}' if options else ''}\n  {doc}\n")
-    click.echo("Shardy's passes registered in this jaxlib:")
-    for name, anchor in registered_shardy_passes().items():
-        click.echo(f"  {name}" if anchor == "builtin.module" else f"  {anchor}({name})")
-    click.echo("\nconvert pipeline: " + ",".join(CONVERT_PIPELINE))
 
 
 if __name__ == "__main__":  # pragma: no cover

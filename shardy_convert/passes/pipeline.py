@@ -17,6 +17,7 @@ from ..ir.mlir import PythonPass, run_pipeline
 from ..options import Options
 from . import pipeline_text
 from .import_shardings import ImportShardingsPass
+from .match_gspmd_boundary import MatchGspmdBoundaryPass
 from .pipeline_text import Step
 from .registry import PASSES
 
@@ -167,8 +168,8 @@ def steps(
 def given(cls, options: Options) -> dict:
     """The conversion's options a project pass takes, each handed over by name here (a pass
     field renamed is a TypeError, never an option silently dropped); None: the pass's default.
-    Only import-shardings takes any."""
-    if cls is not ImportShardingsPass:
+    Only import-shardings and match-gspmd-boundary take any."""
+    if cls not in (ImportShardingsPass, MatchGspmdBoundaryPass):
         return {}
     o = options
     taken = {
@@ -179,8 +180,11 @@ def given(cls, options: Options) -> dict:
             o.allow_spmd_sharding_propagation_to_parameters
         ),
         "allow_spmd_sharding_propagation_to_output": o.allow_spmd_sharding_propagation_to_output,
-        "strict": o.strict,
     }
+    if cls is ImportShardingsPass:
+        taken["strict"] = o.strict
+    else:
+        taken.update(compile_options=o.compile_options, boundary_cache=o.boundary_cache)
     return {k: v for k, v in taken.items() if v is not None}
 
 

@@ -166,7 +166,9 @@ def python_pass_options(pass_name: str, cls, text: str) -> dict:
 
 def option_kinds(cls) -> dict[str, str]:
     """What each option of a pass dataclass takes, from its field's type: "mesh" (`NAME=SIZE,
-    ...`), "flags" (a bool, or one per value: `true,false`), "bool" or "count"."""
+    ...`), "flags" (a bool, or one per value: `true,false`), "bool", "count" or "path" (a
+    str). A `bytes` field (match-gspmd-boundary's compile options: a program hands them over)
+    has no text and is left out."""
     hints = typing.get_type_hints(cls)
     kinds = {}
     for f in fields(cls):
@@ -178,6 +180,10 @@ def option_kinds(cls) -> dict[str, str]:
             kinds[f.name] = "flags"
         elif types in ({bool}, {int}):
             kinds[f.name] = "bool" if bool in types else "count"
+        elif types == {str}:
+            kinds[f.name] = "path"
+        elif types == {bytes}:
+            continue
         else:
             raise TypeError(f"{cls.__name__}.{f.name}: no pipeline text for {hints[f.name]}")
     return kinds
@@ -211,9 +217,16 @@ _READERS = {
     "flags": (_flags, "true or false, or one per value (true,false,...)"),
     "bool": (_bool, "true or false (or 1, 0)"),
     "count": (_count, "a positive count"),
+    "path": (str, "a path"),
 }
 # How list-passes shows each kind.
-SYNTAX = {"mesh": "NAME=SIZE,...", "flags": "BOOL[,BOOL...]", "bool": "BOOL", "count": "N"}
+SYNTAX = {
+    "mesh": "NAME=SIZE,...",
+    "flags": "BOOL[,BOOL...]",
+    "bool": "BOOL",
+    "count": "N",
+    "path": "PATH",
+}
 
 
 _RESTRICTED = re.compile(r"restricted to '([\w.]+)'")

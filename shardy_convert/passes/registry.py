@@ -13,6 +13,7 @@ from .import_round_trip import ImportRoundTripPass
 from .import_shardings import ImportShardingsPass
 from .inline_calls import InlineCallsPass
 from .iota_mesh import IotaMeshPass
+from .match_gspmd_boundary import MatchGspmdBoundaryPass
 from .v1_to_v2 import V1ToV2Pass
 
 PASSES = {
@@ -25,6 +26,7 @@ PASSES = {
         ImportRoundTripPass,
         InlineCallsPass,
         IotaMeshPass,
+        MatchGspmdBoundaryPass,
     )
 }
 
@@ -36,5 +38,6 @@ __all__ = [
     "ImportShardingsPass",
     "InlineCallsPass",
     "IotaMeshPass",
+    "MatchGspmdBoundaryPass",
     "V1ToV2Pass",
 ]

@@ -53,14 +53,25 @@ class Counters:
     misses: int = 0  # conversions run: the distinct programs seen (while cached)
     failures: int = 0  # of those, the programs that could not be converted
     internal_errors: int = 0  # of those failures, the ones a bug of ours caused
-    seconds: float = 0.0  # time spent converting
+    seconds: float = 0.0  # time spent converting (GSPMD's compiles for matching included)
+    # match_gspmd_boundary (the wrapper): programs whose open values all got GSPMD's sharding,
+    # programs where some stayed open for Shardy (logged once each), GSPMD's compiles' time.
+    boundary_matched: int = 0
+    boundary_fallbacks: int = 0
+    boundary_seconds: float = 0.0
 
     def __str__(self) -> str:
         bugs = f" ({self.internal_errors} internal errors)" if self.internal_errors else ""
-        return (
+        text = (
             f"{self.converted} converted, {self.cached} from cache, {self.passed_through} "
             f"passed through, {self.failed} failed{bugs}, {self.seconds * 1000:.1f} ms converting"
         )
+        if self.boundary_matched or self.boundary_fallbacks:
+            text += (
+                f"; GSPMD's boundary matched on {self.boundary_matched} programs, not on "
+                f"{self.boundary_fallbacks} ({self.boundary_seconds * 1000:.0f} ms compiling)"
+            )
+        return text
 
 
 @dataclass
@@ -100,6 +111,12 @@ class Cache:
         if entry.error is not None and self.on_error == "raise":
             raise entry.error.with_traceback(None)
         return entry.value
+
+    def tally(self, **amounts: float) -> None:
+        """Adds to counters by name: figures a conversion reports about itself."""
+        with self._lock:
+            for name, amount in amounts.items():
+                setattr(self.counters, name, getattr(self.counters, name) + amount)
 
     def failed(self, key: Hashable) -> bool:
         """Whether the program of `key` is cached as one that could not be converted."""

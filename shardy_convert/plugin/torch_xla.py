@@ -49,6 +49,8 @@ def use_plugin(
     emit: str | None = None,
     normalize_sharding_specs: bool = True,
     stablehlo_compile: bool = True,
+    match_gspmd_boundary: bool = False,
+    boundary_cache: str | os.PathLike | bool | None = None,
 ) -> Handle:
     """Makes torch_xla run on the PJRT plugin at `library_path` through shardy-convert's
     wrapper: every program is converted to Shardy and compiled with use_shardy_partitioner.
@@ -63,13 +65,25 @@ def use_plugin(
     normalize_sharding_specs: apply the pytorch/xla#9755 fix (see the module docstring).
     stablehlo_compile: False leaves XLA_STABLEHLO_COMPILE unset: torch_xla then hands the
         plugin serialized HloModuleProtos, which the wrapper converts as well.
+    match_gspmd_boundary: give each program's open outputs (torch_xla annotates none) the
+        shardings GSPMD compiles for them (a GSPMD compile of each distinct program on
+        jaxlib's CPU client, with torch_xla's compile options): outputs come back sharded as
+        on torch_xla's built-in runtime, so the next step's graph has the same input
+        shardings and torch_xla compiles the same programs. Where GSPMD's choice cannot be
+        pinned, Shardy decides (counted in `counters.boundary_fallbacks`, logged).
+    boundary_cache: keep GSPMD's choices across processes in this directory (True: the
+        user cache dir, ~/.cache/shardy-convert/gspmd-boundary); default in memory only.
     """
     if name.upper() == "CPU":
         raise UsageError('name must not be "CPU": torch_xla does not load dynamic plugins then')
     plugin = _check_plugin(library_path)
     library = wrapper.library_path()
-    os.environ.update(wrapper.environment(plugin, on_error=on_error, emit=emit))
-    session = wrapper.configure(on_error=on_error, emit=emit)
+    from ..passes.gspmd_boundary import cache_dir
+
+    cache = cache_dir(boundary_cache)
+    matching = {"match_gspmd_boundary": match_gspmd_boundary, "boundary_cache": cache}
+    os.environ.update(wrapper.environment(plugin, on_error=on_error, emit=emit, **matching))
+    session = wrapper.configure(on_error=on_error, emit=emit, **matching)
     _import_converter()
     os.environ["PJRT_DEVICE"] = name.upper()  # before torch_xla's import reads it
     if stablehlo_compile:

@@ -11,6 +11,11 @@ A framework loads `library_path()` as its PJRT plugin with these environment var
                               round-trip form, as JAX hands plugins), text or bytecode (sdy)
     SHARDY_CONVERT_HOOK       MODULE:FUNCTION called for each compile (default
                               shardy_convert.plugin.wrapper:on_compile)
+    SHARDY_CONVERT_MATCH_GSPMD_BOUNDARY
+                              1: each program's open outputs (and parameters) get the
+                              shardings GSPMD compiles for them (passes/match_gspmd_boundary)
+    SHARDY_CONVERT_BOUNDARY_CACHE
+                              a directory keeping GSPMD's choices across processes
 
 The C side (`_wrapper/pjrt_shardy_wrapper.c`) calls `on_compile(code, format, options)` in the
 host process's interpreter for every `PJRT_Client_Compile`. It reads the program (a portable
@@ -36,6 +41,7 @@ from pathlib import Path
 from ..errors import ShardyConvertError, UsageError
 from . import compile_options
 from .cache import POLICIES, Cache, Counters
+from .program import Matching, convert_program
 
 log = logging.getLogger("shardy_convert.wrapper")
 
@@ -44,6 +50,8 @@ ENV_PLUGIN = "SHARDY_CONVERT_PLUGIN"
 ENV_ON_ERROR = "SHARDY_CONVERT_ON_ERROR"
 ENV_EMIT = "SHARDY_CONVERT_EMIT"
 ENV_HOOK = "SHARDY_CONVERT_HOOK"
+ENV_MATCH = "SHARDY_CONVERT_MATCH_GSPMD_BOUNDARY"
+ENV_BOUNDARY_CACHE = "SHARDY_CONVERT_BOUNDARY_CACHE"
 EMITS = ("portable", "text", "bytecode")
 _CACHE_SIZE = 256
 
@@ -59,13 +67,24 @@ def library_path() -> str:
     )
 
 
-def environment(plugin: str, *, on_error: str = "raise", emit: str | None = None) -> dict:
+def environment(
+    plugin: str,
+    *,
+    on_error: str = "raise",
+    emit: str | None = None,
+    match_gspmd_boundary: bool = False,
+    boundary_cache: str | None = None,
+) -> dict:
     """The environment variables that make the wrapper wrap `plugin`."""
     check_choice("on_error", on_error, POLICIES)
     env = {ENV_PLUGIN: str(Path(plugin).resolve()), ENV_ON_ERROR: on_error}
     if emit is not None:
         check_choice("emit", emit, EMITS)
         env[ENV_EMIT] = emit
+    if match_gspmd_boundary:
+        env[ENV_MATCH] = "1"
+    if boundary_cache is not None:
+        env[ENV_BOUNDARY_CACHE] = str(boundary_cache)
     return env
 
 
@@ -82,6 +101,8 @@ class Session:
 
     on_error: str = "raise"
     emit: str = "portable"
+    match_gspmd_boundary: bool = False
+    boundary_cache: str | None = None
     _cache: Cache = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -97,126 +118,35 @@ class Session:
         int32s, b"" for the caller's own); ShardyConvertError to refuse."""
         key = hashlib.blake2b(code + b"\0" + form + b"\0" + options, digest_size=20).digest()
         key += self.emit.encode()
+        matching = None
+        if self.match_gspmd_boundary:
+            matching = Matching(cache=self.boundary_cache, report=self._matched)
         return self._cache.answer(
             key,
-            lambda: convert_program(code, form.decode(), options, emit=self.emit),
+            lambda: convert_program(
+                code, form.decode(), options, emit=self.emit, matching=matching
+            ),
             (code, form, options, b""),
         )
 
-
-def convert_program(
-    code: bytes, form: str, options: bytes, *, emit: str = "portable"
-) -> tuple[bytes, bytes, bytes, bytes]:
-    """(program, format, options, order) for the real plugin: `code` (a PJRT program of
-    format "mlir" or "hlo") converted to Shardy for the partitions `options` ask for, the
-    options set to the Shardy partitioner. A custom device order leaves the mesh for the
-    device assignment (passes/iota_mesh.py): `order` (int32s) says which of the caller's
-    partitions each partition of the compiled program is, b"" when they are the same.
-    Raises ShardyConvertError naming the graph."""
-    opts = compile_options.parse(options)
-    if form == "hlo":
-        code = _hlo_to_mlir(code)
-    elif form != "mlir":
-        raise ShardyConvertError(f"cannot convert a program of format {form!r} (mlir or hlo)")
-    out, order = _convert_mlir(code, opts, emit)
-    if order is None:
-        return out, b"mlir", compile_options.rewrite(options), b""
-    assignment = opts.device_assignment or tuple(range(opts.num_partitions))
-    if len(order) != len(assignment):
-        raise ShardyConvertError(
-            f"the mesh orders {len(order)} devices, the compile assigns {len(assignment)}"
+    def _matched(self, name: str, outcome) -> None:
+        """Counts what match-gspmd-boundary did to one program; a fallback is logged once
+        (each distinct program is converted once)."""
+        matched = outcome.reason is None
+        self._cache.tally(
+            boundary_seconds=outcome.seconds,
+            boundary_matched=int(matched),
+            boundary_fallbacks=int(not matched),
         )
-    devices = [assignment[k] for k in order]
-    new_options = compile_options.rewrite(options, devices=devices)
-    return out, b"mlir", new_options, struct.pack(f"<{len(order)}i", *order)
-
-
-def _hlo_to_mlir(code: bytes) -> bytes:
-    """StableHLO bytecode of a serialized HloModuleProto. XLA's importer leaves the HLO ops
-    StableHLO has no op for in the mhlo dialect (torch_xla's GELU: `mhlo.erf`), which a
-    StableHLO context cannot read and a portable artifact cannot hold; jaxlib's
-    `mhlo_to_stablehlo` turns each into XLA's own encoding of it, `stablehlo.custom_call
-    @mhlo.erf {mhlo.attributes = {...}, mhlo.version = 1}`, which XLA's StableHLO reader (the
-    plugin's) turns back into the HLO op."""
-    from jaxlib import _jax
-
-    try:
-        mixed = bytes(_jax.mlir.hlo_to_stablehlo(code))
-    except Exception as e:  # jaxlib raises bare errors for protos it cannot read
-        raise ShardyConvertError(f"cannot read the HLO module proto: {e}") from None
-    try:
-        return bytes(_jax.mlir.mhlo_to_stablehlo(mixed))
-    except Exception as e:  # an mhlo construct with no StableHLO encoding
-        raise ShardyConvertError(f"cannot express the HLO module in StableHLO: {e}") from None
-
-
-def _convert_mlir(
-    code: bytes, opts: compile_options.CompileOptions, emit: str
-) -> tuple[bytes, tuple[int, ...] | None]:
-    from ..formats import module as formats
-
-    form = formats.detect(code)
-    version = formats.portable_version(code) if form == "portable" else _plugin_version()
-    num_devices = opts.num_partitions * opts.num_replicas
-    from ..ir.mlir import thread_context
-
-    with thread_context() as ctx:
-        mod = formats.load(code, ctx, trusted=True)
-        name = _module_name(mod)
-        try:
-            order = _to_shardy(mod, opts)
-            out = formats.save(mod, emit, version)
-        except ShardyConvertError as e:
-            raise ShardyConvertError(
-                f"cannot convert {name} for the Shardy partitioner ({num_devices} devices): {e}"
-            ) from None
-    return (out if isinstance(out, bytes) else out.encode()), order
-
-
-def _to_shardy(mod, opts: compile_options.CompileOptions) -> tuple[int, ...] | None:
-    """Converts in place; returns the device order taken out of the mesh, if any."""
-    from ..converter import convert_module, is_shardy
-    from ..ir.bindings import ir
-    from ..options import Options
-    from ..passes import pipeline
-    from ..passes.iota_mesh import DEVICE_ORDER
-
-    if is_shardy(mod.operation):
-        return None
-    # strict: an uneven sharding (Shardy would compile another program) is refused, so the
-    # plugin never gets a program known to compute differently; passthrough compiles the
-    # original with GSPMD instead.
-    options = Options(
-        num_devices=opts.num_partitions * opts.num_replicas,
-        allow_spmd_sharding_propagation_to_parameters=opts.propagate_to_parameters,
-        allow_spmd_sharding_propagation_to_output=opts.propagate_to_output,
-        strict=True,
-    )
-    convert_module(mod, options)  # import-shardings closes unannotated values as XLA does
-    pipeline.run(mod, ["iota-mesh"], verify_each=False)
-    attrs = mod.operation.attributes
-    if DEVICE_ORDER not in attrs:
-        return None
-    order = tuple(ir.DenseI64ArrayAttr(attrs[DEVICE_ORDER]))
-    del attrs[DEVICE_ORDER]
-    return order
-
-
-def _module_name(mod) -> str:
-    from ..ir.bindings import ir
-
-    attr = mod.operation.attributes
-    if "sym_name" in attr:
-        return f"graph {ir.StringAttr(attr['sym_name']).value}"
-    return "the program"
-
-
-def _plugin_version() -> str:
-    """StableHLO version of portable artifacts made from HLO protos: the oldest jaxlib writes,
-    which every plugin of the same generation reads."""
-    from ..ir.bindings import stablehlo
-
-    return stablehlo.get_minimum_version()
+        if not matched:
+            log.warning(
+                "shardy-convert: %s: GSPMD's boundary pinned on %d of %d open values, the "
+                "others left to Shardy's propagation: %s",
+                name,
+                outcome.pinned,
+                outcome.open,
+                outcome.reason,
+            )
 
 
 # --------------------------------------------------------------------------------------------
@@ -235,17 +165,33 @@ def session() -> Session:
             emit = os.environ.get(ENV_EMIT) or "portable"
             check_choice(ENV_ON_ERROR, on_error, POLICIES)
             check_choice(ENV_EMIT, emit, EMITS)
-            _session = Session(on_error=on_error, emit=emit)
+            _session = Session(
+                on_error=on_error,
+                emit=emit,
+                match_gspmd_boundary=os.environ.get(ENV_MATCH, "") not in ("", "0"),
+                boundary_cache=os.environ.get(ENV_BOUNDARY_CACHE) or None,
+            )
         return _session
 
 
-def configure(*, on_error: str = "raise", emit: str | None = None) -> Session:
+def configure(
+    *,
+    on_error: str = "raise",
+    emit: str | None = None,
+    match_gspmd_boundary: bool = False,
+    boundary_cache: str | None = None,
+) -> Session:
     """Replaces the process's session (fresh cache and counters) with these settings."""
     global _session
     check_choice("on_error", on_error, POLICIES)
     check_choice("emit", emit or "portable", EMITS)
     with _session_lock:
-        _session = Session(on_error=on_error, emit=emit or "portable")
+        _session = Session(
+            on_error=on_error,
+            emit=emit or "portable",
+            match_gspmd_boundary=match_gspmd_boundary,
+            boundary_cache=boundary_cache,
+        )
         return _session
 
 

@@ -81,6 +81,7 @@ def check_inputs(
     devices: int | None = None,
     mesh: str | None = None,
     reference: bool = True,
+    match_gspmd_boundary: bool = False,
 ) -> Iterator[GraphCheck]:
     """Checks every graph of every input, in order (see the module docstring)."""
     from ..batch import STDIN, expand, read_input
@@ -90,7 +91,9 @@ def check_inputs(
     graphs = [
         graph
         for item in items
-        for graph in _prepare(item.name, stdin if item.name == STDIN else None, devices, mesh)
+        for graph in _prepare(
+            item.name, stdin if item.name == STDIN else None, devices, mesh, match_gspmd_boundary
+        )
     ]
     largest = max((g.devices for g in graphs if g.outcome is None), default=1)
     with contextlib.suppress(ShardyConvertError):  # started smaller: each graph says so
@@ -99,7 +102,9 @@ def check_inputs(
         yield graph.finish(reference)
 
 
-def _prepare(name: str, data: bytes | None, devices: int | None, mesh) -> list[_Graph]:
+def _prepare(
+    name: str, data: bytes | None, devices: int | None, mesh, match: bool = False
+) -> list[_Graph]:
     from ..batch import read_input
 
     try:
@@ -109,7 +114,7 @@ def _prepare(name: str, data: bytes | None, devices: int | None, mesh) -> list[_
     fallback = source.device_count if source.is_dump else None
     # One loop for every command: errors and warnings come back located in the input.
     results = dump.for_each_graph(
-        source, lambda g: _convert(_Graph(name, g.index), g, fallback or devices, mesh), name
+        source, lambda g: _convert(_Graph(name, g.index), g, fallback or devices, mesh, match), name
     )
     return [
         _Graph(name, g.index).failed(r) if isinstance(r, ShardyConvertError) else r
@@ -126,7 +131,9 @@ def _text(data: bytes) -> str | bytes:
         return print_module(formats.load(data, ctx), "text", locations=True)
 
 
-def _convert(graph: _Graph, source: dump.Graph, fallback: int | None, mesh) -> _Graph:
+def _convert(
+    graph: _Graph, source: dump.Graph, fallback: int | None, mesh, match: bool = False
+) -> _Graph:
     """`graph` with its two modules, or "already Shardy". Raises ShardyConvertError (a bug of
     ours as an InternalError) for `for_each_graph` to locate."""
     from ...converter import convert
@@ -135,7 +142,13 @@ def _convert(graph: _Graph, source: dump.Graph, fallback: int | None, mesh) -> _
         if _is_shardy(source.text):
             graph.outcome = GraphCheck(graph.where)
             return graph
-        converted = convert(source.text, mesh=mesh, fallback_devices=fallback, validate=True)
+        converted = convert(
+            source.text,
+            mesh=mesh,
+            fallback_devices=fallback,
+            validate=True,
+            match_gspmd_boundary=match,
+        )
         graph.original, graph.converted = source.text, converted
         graph.devices = device_count(converted)
     except ShardyConvertError:

@@ -1,0 +1,160 @@
+"""What the plugin wrapper does to one program: read it (a portable artifact, MLIR, or an HLO
+module proto), convert it to Shardy for the partitions its compile options ask for, and set
+the options to the Shardy partitioner; a custom device order leaves the mesh for the device
+assignment. `wrapper.Session` calls `convert_program` once per distinct program."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..errors import ShardyConvertError
+from . import compile_options
+
+
+@dataclass(frozen=True)
+class Matching:
+    """match-gspmd-boundary for the plugin's programs: GSPMD's boundary pinned (compiled with
+    the program's own options), its choices kept in `cache` (a directory) if given; each
+    program's outcome goes to `report(graph name, Outcome)`."""
+
+    cache: str | None = None
+    report: Callable | None = None
+
+
+def convert_program(
+    code: bytes,
+    form: str,
+    options: bytes,
+    *,
+    emit: str = "portable",
+    matching: Matching | None = None,
+) -> tuple[bytes, bytes, bytes, bytes]:
+    """(program, format, options, order) for the real plugin: `code` (a PJRT program of
+    format "mlir" or "hlo") converted to Shardy for the partitions `options` ask for, the
+    options set to the Shardy partitioner. A custom device order leaves the mesh for the
+    device assignment (passes/iota_mesh.py): `order` (int32s) says which of the caller's
+    partitions each partition of the compiled program is, b"" when they are the same.
+    With `matching`, @main's open values get GSPMD's shardings (passes/match_gspmd_boundary).
+    Raises ShardyConvertError naming the graph."""
+    opts = compile_options.parse(options)
+    if form == "hlo":
+        code = _hlo_to_mlir(code)
+    elif form != "mlir":
+        raise ShardyConvertError(f"cannot convert a program of format {form!r} (mlir or hlo)")
+    out, order = _convert_mlir(code, opts, emit, options if matching else None, matching)
+    if order is None:
+        return out, b"mlir", compile_options.rewrite(options), b""
+    assignment = opts.device_assignment or tuple(range(opts.num_partitions))
+    if len(order) != len(assignment):
+        raise ShardyConvertError(
+            f"the mesh orders {len(order)} devices, the compile assigns {len(assignment)}"
+        )
+    devices = [assignment[k] for k in order]
+    new_options = compile_options.rewrite(options, devices=devices)
+    return out, b"mlir", new_options, struct.pack(f"<{len(order)}i", *order)
+
+
+def _hlo_to_mlir(code: bytes) -> bytes:
+    """StableHLO bytecode of a serialized HloModuleProto. XLA's importer leaves the HLO ops
+    StableHLO has no op for in the mhlo dialect (torch_xla's GELU: `mhlo.erf`), which a
+    StableHLO context cannot read and a portable artifact cannot hold; jaxlib's
+    `mhlo_to_stablehlo` turns each into XLA's own encoding of it, `stablehlo.custom_call
+    @mhlo.erf {mhlo.attributes = {...}, mhlo.version = 1}`, which XLA's StableHLO reader (the
+    plugin's) turns back into the HLO op."""
+    from jaxlib import _jax
+
+    try:
+        mixed = bytes(_jax.mlir.hlo_to_stablehlo(code))
+    except Exception as e:  # jaxlib raises bare errors for protos it cannot read
+        raise ShardyConvertError(f"cannot read the HLO module proto: {e}") from None
+    try:
+        return bytes(_jax.mlir.mhlo_to_stablehlo(mixed))
+    except Exception as e:  # an mhlo construct with no StableHLO encoding
+        raise ShardyConvertError(f"cannot express the HLO module in StableHLO: {e}") from None
+
+
+def _convert_mlir(
+    code: bytes,
+    opts: compile_options.CompileOptions,
+    emit: str,
+    raw: bytes | None = None,
+    matching: Matching | None = None,
+) -> tuple[bytes, tuple[int, ...] | None]:
+    from ..formats import module as formats
+
+    form = formats.detect(code)
+    version = formats.portable_version(code) if form == "portable" else _plugin_version()
+    num_devices = opts.num_partitions * opts.num_replicas
+    from ..ir.mlir import thread_context
+
+    with thread_context() as ctx:
+        mod = formats.load(code, ctx, trusted=True)
+        name = _module_name(mod)
+        try:
+            order = _to_shardy(mod, opts, raw, matching, name)
+            out = formats.save(mod, emit, version)
+        except ShardyConvertError as e:
+            raise ShardyConvertError(
+                f"cannot convert {name} for the Shardy partitioner ({num_devices} devices): {e}"
+            ) from None
+    return (out if isinstance(out, bytes) else out.encode()), order
+
+
+def _to_shardy(
+    mod,
+    opts: compile_options.CompileOptions,
+    raw: bytes | None = None,
+    matching: Matching | None = None,
+    name: str = "the program",
+) -> tuple[int, ...] | None:
+    """Converts in place; returns the device order taken out of the mesh, if any. With
+    `matching`, GSPMD's boundary is compiled with the options `raw` (the plugin's bytes)."""
+    from ..converter import convert_module, is_shardy
+    from ..ir.bindings import ir
+    from ..options import Options
+    from ..passes import pipeline
+    from ..passes.iota_mesh import DEVICE_ORDER
+
+    if is_shardy(mod.operation):
+        return None
+    # strict: an uneven sharding (Shardy would compile another program) is refused, so the
+    # plugin never gets a program known to compute differently; passthrough compiles the
+    # original with GSPMD instead.
+    options = Options(
+        num_devices=opts.num_partitions * opts.num_replicas,
+        allow_spmd_sharding_propagation_to_parameters=opts.propagate_to_parameters,
+        allow_spmd_sharding_propagation_to_output=opts.propagate_to_output,
+        strict=True,
+        match_gspmd_boundary=matching is not None,
+        compile_options=raw,
+        boundary_cache=matching.cache if matching else None,
+    )
+    outcome = convert_module(mod, options)  # import-shardings closes unannotated values
+    if outcome is not None and matching.report is not None:
+        matching.report(name, outcome)
+    pipeline.run(mod, ["iota-mesh"], verify_each=False)
+    attrs = mod.operation.attributes
+    if DEVICE_ORDER not in attrs:
+        return None
+    order = tuple(ir.DenseI64ArrayAttr(attrs[DEVICE_ORDER]))
+    del attrs[DEVICE_ORDER]
+    return order
+
+
+def _module_name(mod) -> str:
+    from ..ir.bindings import ir
+
+    attr = mod.operation.attributes
+    if "sym_name" in attr:
+        return f"graph {ir.StringAttr(attr['sym_name']).value}"
+    return "the program"
+
+
+def _plugin_version() -> str:
+    """StableHLO version of portable artifacts made from HLO protos: the oldest jaxlib writes,
+    which every plugin of the same generation reads."""
+    from ..ir.bindings import stablehlo
+
+    return stablehlo.get_minimum_version()
