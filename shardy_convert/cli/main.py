@@ -7,6 +7,8 @@ Exit codes: 0 success, 1 a conversion failure (each reported as `FILE[:graph N]:
 from __future__ import annotations
 
 import contextlib
+import importlib
+import os
 import sys
 import warnings
 from typing import ClassVar
@@ -14,6 +16,7 @@ from typing import ClassVar
 import click
 
 from ..errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe
+from ..options import parse_mesh
 from .params import TargetVersion
 from .progress import echo, progress
 from .version import version_option
@@ -39,7 +42,6 @@ class _LazyGroup(click.Group):
     def get_command(self, ctx, name):
         if name not in self.lazy:
             return super().get_command(ctx, name)
-        import importlib
 
         module, attr = self.lazy[name].split(":")
         return getattr(importlib.import_module(module), attr)
@@ -86,7 +88,6 @@ def _whole_writes_to_stdout():
 def _quiet_stdout() -> None:
     """After the reader of our stdout went away (`... | head`): no more output, and no
     "Exception ignored ... BrokenPipeError" when Python flushes stdout at exit."""
-    import os
 
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
@@ -107,7 +108,6 @@ class _Mesh(click.ParamType):
     def convert(self, value, param, ctx):
         if not isinstance(value, str):
             return value
-        from ..options import parse_mesh
 
         try:
             return parse_mesh(value)

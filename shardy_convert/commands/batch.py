@@ -15,6 +15,7 @@ import contextlib
 import inspect
 import os
 import secrets
+import signal
 import stat
 import sys
 import warnings
@@ -260,7 +261,6 @@ def _outcomes(job: Job, items: list[Item], jobs: int) -> Iterator[Outcome]:
 def _ignore_sigint() -> None:
     """In a worker: Ctrl-C is the parent's to handle (it kills the workers), so a terminal's
     SIGINT to the whole process group prints no traceback per worker."""
-    import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 

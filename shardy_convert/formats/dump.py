@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..errors import DumpError, Located, ShardyConvertError, ShardyConvertWarning
+from ..sharding import Kind, parse
 
 T = TypeVar("T")
 _L = TypeVar("_L", bound=Located)
@@ -240,8 +241,6 @@ def transform(
 
 def device_count(text: str) -> int | None:
     """The one device count the tiled shardings of a text (a dump's graphs) agree on, if any."""
-    from ..sharding import Kind, parse
-
     counts = set()
     for m in _SHARDING_ATTR.finditer(text):
         try:

@@ -18,8 +18,15 @@ from typing import NoReturn
 
 from ..errors import ModuleError, ShardyConvertError
 from ..ir import compat
-from ..ir.bindings import ir
-from ..ir.mlir import BYTECODE_MAGIC, is_bytecode, mlir_error, parse_module, print_module
+from ..ir.bindings import ir, stablehlo
+from ..ir.mlir import (
+    BYTECODE_MAGIC,
+    is_bytecode,
+    mlir_error,
+    new_context,
+    parse_module,
+    print_module,
+)
 
 FORMS = ("text", "bytecode", "portable")
 _PORTABLE_PRODUCER = "StableHLO_v"
@@ -63,8 +70,6 @@ def check_type(data: object) -> str | bytes:
 
 def check_version(version: str) -> None:
     """Raises ShardyConvertError unless `version` is a StableHLO version jaxlib can write."""
-    from ..ir.bindings import stablehlo
-
     low, high = stablehlo.get_minimum_version(), stablehlo.get_current_version()
     parts = version.split(".")
     if len(parts) == 3 and all(p.isascii() and p.isdigit() and len(p) < 6 for p in parts):
@@ -158,8 +163,6 @@ def _reported_error(report: dict) -> ModuleError:
 def _isolated_main() -> None:
     """The child of `read_isolated`: bytecode on stdin; on stdout its text, or the exception
     as data (JSON) for the parent to raise."""
-    from ..ir.mlir import new_context
-
     data = sys.stdin.buffer.read()
     try:
         with new_context() as ctx:
@@ -198,10 +201,9 @@ def save(
     than half the time), else by jaxlib's writer."""
     if form != "portable":
         return print_module(module, form, locations)
-    from ..ir.bindings import stablehlo
 
     target = target or stablehlo.get_current_version()
-    from . import portable
+    from . import portable  # its export and probes: only when an artifact is written (cold start)
 
     written = portable.serialize(module, target)  # in this process, when it can
     if written is not None:

@@ -31,7 +31,9 @@ from __future__ import annotations
 import functools
 import logging
 
+from ..ir import compat
 from ..ir.bindings import ir, passmanager, stablehlo
+from ..ir.mlir import new_context, print_module
 from ..ir.walker import body
 from .portable_export import Unsupported, export
 
@@ -175,9 +177,6 @@ module {
 
 def _jaxlib_write(text: str) -> bytes:
     """`text` written by jaxlib's writer, in a context of its own."""
-    from ..ir import compat
-    from ..ir.mlir import new_context, print_module
-
     with new_context() as ctx:
         module = ir.Module.parse(text, context=ctx)
         target = stablehlo.get_minimum_version()
@@ -199,7 +198,6 @@ def _jaxlib_canonicalizes() -> bool:
 def _agrees_with_jaxlib() -> bool:
     """Whether the in-process writer writes the probe module byte for byte as jaxlib's
     writer does (checked once per process; otherwise jaxlib's writer is used)."""
-    from ..ir.mlir import new_context
 
     expected = _jaxlib_write(_PROBE)
     with new_context() as ctx:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..ir import compat
 from ..ir.bindings import ir, sdy
-from ..ir.sdy_attrs import MESH_OP, export_sharding
+from ..ir.sdy_attrs import MESH_OP, export_sharding, read_meshes
 from ..ir.walker import body, funcs
 
 SDY_SHARDING = "sdy.sharding"
@@ -46,7 +46,6 @@ def export(module: ir.Operation) -> None:
     `xla.sdy.sharding` frontend attribute next to its V2 `mhlo.sharding`; a result's sharding
     also on an `@xla.sdy.FuncResultSharding` custom call before the return; constraints as
     `@Sharding` custom calls. Raises Unsupported for anything else XLA's export would touch."""
-    from ..ir.sdy_attrs import read_meshes
 
     meshes = [op.operation for op in body(module).operations if op.operation.name == MESH_OP]
     if not meshes:

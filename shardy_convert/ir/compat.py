@@ -35,6 +35,8 @@ from typing import Any
 
 from jaxlib.mlir import ir
 
+from .legacy_i1 import one_byte_per_element
+
 
 @functools.cache
 def _signature(fn: Any) -> str:
@@ -189,7 +191,6 @@ _MESH_ATTR = re.compile(r" \{stablehlo\.mesh = \{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}\}
 def comparable_text(text: str) -> str:
     """Printed MLIR with what differs between jaxlib releases (and means the same) spelled
     one way, so files written by one release compare with what another prints (goldens)."""
-    from .legacy_i1 import one_byte_per_element
 
     text = one_byte_per_element(_MESH_ATTR.sub("", text))
     return "\n".join(_comparable_line(line) for line in text.split("\n"))

@@ -36,6 +36,8 @@ import re
 
 import numpy as np
 
+from .bindings import ir
+
 # `dense<"0xHEX"> : tensor<AxBx...xi1>` (or vector), as MLIR's printer spells it.
 _HEX_I1 = re.compile(r'dense<"0x([0-9A-Fa-f]*)">(\s*:\s*(?:tensor|vector)<((?:\d+x)*)i1>)')
 
@@ -101,8 +103,6 @@ def parser_wants_bytes() -> bool:
 
     Asked of the parser itself: two bytes for two elements are valid only in the new layout.
     """
-    from jaxlib.mlir import ir
-
     with ir.Context():
         try:
             ir.Attribute.parse('dense<"0x0100"> : tensor<2xi1>')

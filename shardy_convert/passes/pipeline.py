@@ -9,11 +9,14 @@ all at once.
 from __future__ import annotations
 
 import functools
+import os
+import subprocess
+import sys
 from collections.abc import Sequence
 
 from ..errors import ShardyConvertError, UsageError
 from ..ir.bindings import ir, passmanager
-from ..ir.mlir import PythonPass, run_pipeline
+from ..ir.mlir import PythonPass, cpp_stderr, new_context, run_pipeline
 from ..options import Options
 from . import pipeline_text
 from .import_shardings import ImportShardingsPass
@@ -95,7 +98,6 @@ def _mlir_problems(step: Step) -> list[str]:
     """MLIR's own objection to a step (bad options, a pass on an op it cannot run on)."""
     if step.nested is not None:
         return _nested_problems(step)
-    from ..ir.mlir import cpp_stderr, new_context
 
     # A registered pass *pipeline* writes why its options are bad to fd 2, not into the error.
     with new_context(), cpp_stderr() as leaked:
@@ -119,10 +121,6 @@ _CHECK_CHILD = (
 
 
 def _nested_problems(step: Step) -> list[str]:
-    import os
-    import subprocess
-    import sys
-
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     code = _CHECK_CHILD.format(root=root)
     child = subprocess.run(

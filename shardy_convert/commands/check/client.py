@@ -20,6 +20,7 @@ from functools import cached_property
 import numpy as np
 
 from ...errors import ShardyConvertError
+from ...ir.legacy_i1 import i1_hex_for_parser
 from ...ir.mlir import cpp_stderr
 from .cost import Cost, program_cost
 from .signature import Signature, main_signature
@@ -81,8 +82,6 @@ class Compiled:
 def compile_module(text: str | bytes, n: int, *, shardy: bool) -> Compiled:
     """Compiles on the CPU client with `n` partitions and the chosen partitioner."""
     from jax._src.lib import xla_client as xc
-
-    from ...ir.legacy_i1 import i1_hex_for_parser
 
     signature = main_signature(text)
     ensure_devices(n)

@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from ...ir.bindings import ir
 from ...ir.mlir import new_context, parse_module, print_module
+from ...ir.sdy_attrs import MANUAL_COMPUTATION, MESH_OP, mesh_attr, mesh_from_attr
 from ...ir.walker import SHARDING, call_target, find_ops, sites
 
 MANUAL_TARGETS = frozenset({"SPMDFullToShardShape", "SPMDShardToFullShape"})
@@ -75,7 +76,6 @@ def identity_order(text: str | bytes) -> str | None:
     """The Shardy module with every mesh on the identity device order; None when no mesh has
     a custom order or the program has manual computations (per-device code may depend on
     device order)."""
-    from ...ir.sdy_attrs import MANUAL_COMPUTATION, MESH_OP, mesh_attr, mesh_from_attr
 
     with new_context() as ctx:
         module = parse_module(text, ctx)

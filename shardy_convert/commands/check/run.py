@@ -15,10 +15,14 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from ...converter import convert, is_shardy
 from ...errors import InternalError, ShardyConvertError
 from ...formats import dump
 from ...formats import module as formats
+from ...ir.bindings import ir
 from ...ir.mlir import new_context, parse_module, print_module
+from ...ir.sdy_attrs import read_meshes
+from ..batch import STDIN, expand, read_input
 from .client import ensure_devices
 from .verdict import Report, compare
 
@@ -84,8 +88,6 @@ def check_inputs(
     match_gspmd_boundary: bool = False,
 ) -> Iterator[GraphCheck]:
     """Checks every graph of every input, in order (see the module docstring)."""
-    from ..batch import STDIN, expand, read_input
-
     items = expand(inputs)  # before stdin is read: a usage error reads nothing
     stdin = read_input(STDIN) if STDIN in inputs else b""
     graphs = [
@@ -105,8 +107,6 @@ def check_inputs(
 def _prepare(
     name: str, data: bytes | None, devices: int | None, mesh, match: bool = False
 ) -> list[_Graph]:
-    from ..batch import read_input
-
     try:
         source = dump.read(_text(read_input(name) if data is None else data), name)
     except ShardyConvertError as e:
@@ -136,7 +136,6 @@ def _convert(
 ) -> _Graph:
     """`graph` with its two modules, or "already Shardy". Raises ShardyConvertError (a bug of
     ours as an InternalError) for `for_each_graph` to locate."""
-    from ...converter import convert
 
     try:
         if _is_shardy(source.text):
@@ -159,8 +158,6 @@ def _convert(
 
 
 def _is_shardy(text: str) -> bool:
-    from ...converter import is_shardy
-
     with new_context() as ctx:
         return is_shardy(parse_module(text, ctx).operation)
 
@@ -168,8 +165,6 @@ def _is_shardy(text: str) -> bool:
 def device_count(text: str) -> int:
     """Devices a Shardy module runs on: its meshes (axes, `device_ids`) and
     `mhlo.num_partitions`, whichever is largest."""
-    from ...ir.bindings import ir
-    from ...ir.sdy_attrs import read_meshes
 
     with new_context() as ctx:
         module = parse_module(text, ctx).operation

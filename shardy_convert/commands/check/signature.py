@@ -7,6 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ShardyConvertError
+from ...ir.bindings import ir
+from ...ir.mlir import new_context, parse_module
+from ...ir.walker import func_name, funcs
 
 _DTYPES = {
     "f64": "float64",
@@ -40,10 +43,6 @@ def main_signature(text: str | bytes) -> Signature:
     """Shapes and dtypes of @main's arguments and results."""
     import ml_dtypes  # noqa: F401  (registers bfloat16 with numpy)
 
-    from ...ir.bindings import ir
-    from ...ir.mlir import new_context, parse_module
-    from ...ir.walker import func_name, funcs
-
     with new_context() as ctx:
         module = parse_module(text, ctx)
         main = next((f for f in funcs(module.operation) if func_name(f) == "main"), None)
@@ -59,8 +58,6 @@ def main_signature(text: str | bytes) -> Signature:
 
 
 def _result_attrs(func) -> list[set[str]]:
-    from ...ir.bindings import ir
-
     if "res_attrs" not in func.attributes:
         return []
     dicts = [ir.DictAttr(d) for d in ir.ArrayAttr(func.attributes["res_attrs"])]
@@ -68,8 +65,6 @@ def _result_attrs(func) -> list[set[str]]:
 
 
 def _shape(t) -> Shape:
-    from ...ir.bindings import ir
-
     tensor = ir.RankedTensorType(t)
     element = str(tensor.element_type)
     if element not in _DTYPES:
