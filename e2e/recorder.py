@@ -20,9 +20,12 @@ def describe(code: bytes, form: bytes, options: bytes, order: bytes) -> dict:
     with new_context() as ctx:
         mod = formats.load(code, ctx, trusted=True)
         shardy = is_shardy(mod.operation)
+        attrs = mod.operation.attributes
+        name = str(attrs["sym_name"]).strip('"') if "sym_name" in attrs else None
         gspmd_only = [s.text for s in sites(mod.operation)] if not shardy else []
     opts = compile_options.parse(options)
     return {
+        "name": name,
         "format": form.decode(),
         "form": formats.detect(code),
         "shardy": shardy,

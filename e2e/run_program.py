@@ -1,7 +1,7 @@
 """Runs one e2e program in this process and writes its arrays and facts.
 
     python -m e2e.run_program PROGRAM cpu|wrapper|eager OUT_DIR [--on-error passthrough]
-        [--hook raising] [--no-normalize] [--plugin PATH] [--hlo]
+        [--hook raising] [--no-normalize] [--plugin PATH] [--hlo] [--match-gspmd-boundary]
 
 cpu: torch_xla's built-in CPU runtime (PJRT_DEVICE=CPU). wrapper: `use_plugin` on the
 xla-cpu-pjrt plugin, with e2e.recorder as the hook. eager: plain PyTorch on the CPU,
@@ -35,6 +35,7 @@ def setup(args, devices: int):
         on_error=args.on_error,
         normalize_sharding_specs=not args.no_normalize,
         stablehlo_compile=not args.hlo,
+        match_gspmd_boundary=args.match_gspmd_boundary,
     )
     return handle
 
@@ -49,10 +50,12 @@ def main() -> None:
     parser.add_argument("--no-normalize", action="store_true")
     parser.add_argument("--plugin")
     parser.add_argument("--hlo", action="store_true", help="HLO protos, no XLA_STABLEHLO_COMPILE")
+    parser.add_argument("--match-gspmd-boundary", action="store_true")
     args = parser.parse_args()
-    from e2e import other_programs, programs
+    from e2e import boundary_programs, other_programs, programs
 
-    fn, devices = {**programs.PROGRAMS, **other_programs.PROGRAMS}[args.program]
+    every = {**programs.PROGRAMS, **other_programs.PROGRAMS, **boundary_programs.PROGRAMS}
+    fn, devices = every[args.program]
     facts: dict = {}
     try:
         handle = setup(args, devices)
