@@ -7,6 +7,7 @@ import warnings
 from collections.abc import Sequence
 
 from .errors import ModuleError, ShardyConvertError, ShardyConvertWarning
+from .formats import hlo
 from .formats import module as formats
 from .ir.bindings import ir
 from .ir.mlir import has_locations, mlir_error, new_context, run_pipeline
@@ -34,7 +35,8 @@ def convert(
     match_gspmd_boundary: bool = False,
     boundary_cache: str | os.PathLike | bool | None = None,
 ) -> str | bytes:
-    """Converts a GSPMD module (MLIR text, bytecode or portable artifact) to Shardy.
+    """Converts a GSPMD module (MLIR text, bytecode or portable artifact; or XLA's HLO text or
+    module proto, `formats.hlo`, which comes back as MLIR text by default) to Shardy.
 
     mesh: axis names and sizes to use, major first (`[("batch", 2), ("model", 4)]` or
         `"batch=2,model=4"`); default `_axis_0`, `_axis_1`, ... derived from the shardings.
@@ -83,8 +85,9 @@ def convert(
         formats.check_version(target_version)
         if emit != "portable":
             _ignored("target_version", "the output is not a portable artifact")
-    # An already-Shardy input comes back as it is unless another form or version is asked.
-    as_it_is = target_version is None
+    # An already-Shardy input comes back as it is unless another form or version is asked
+    # (HLO comes back as MLIR).
+    as_it_is = target_version is None and hlo.kind(module) is None
     if form == "portable":
         as_it_is = target_version in (None, formats.portable_version(module))
         target_version = target_version or formats.portable_version(module)
@@ -163,7 +166,7 @@ def to_v2(module: str | bytes) -> str | bytes:
 def to_gspmd(module: str | bytes, *, emit: str | None = None) -> str | bytes:
     """Exports a Shardy module (text, bytecode, or a portable artifact in Shardy's round-trip
     form) back to GSPMD `mhlo.sharding` (V2; V1 on meshes with `device_ids`) and the GSPMD
-    custom calls; a module without Shardy shardings is returned as it is."""
+    custom calls; a module without Shardy shardings is returned as it is (HLO as MLIR)."""
     form = formats.detect(formats.check_type(module))
     emit = emit or form
     if emit not in formats.FORMS:
@@ -174,7 +177,7 @@ def to_gspmd(module: str | bytes, *, emit: str | None = None) -> str | bytes:
         import_round_trip(mod)
         if not _has_meshes(mod.operation):
             _passed_through("it carries no Shardy sharding (GSPMD already, or none)")
-            if emit == form:
+            if emit == form and hlo.kind(module) is None:  # HLO is written as MLIR
                 return module
         pipeline.run(mod, ["export-shardings"])
         return _same_type(formats.save(mod, emit, version, has_locations(module)), module)

@@ -27,7 +27,19 @@ Outputs (a contract, read by the tests):
                           (_XLAC._get_xla_tensors_hlo_proto), what a PJRT plugin compiles
                           when XLA_STABLEHLO_COMPILE is not set.
   jax/<name>.gspmd.mlir   jax.jit(...).lower(...).as_text() with jax_use_shardy_partitioner=False
-  jax/<name>.shardy.mlir  the same with jax_use_shardy_partitioner=True (the reference)
+  jax/<name>.shardy.mlir  the same with jax_use_shardy_partitioner=True (the reference; none
+                          for programs JAX's Shardy lowering cannot express, e.g. maximal)
+  <dir>/<name>.xla_dump/  what XLA itself writes with XLA_FLAGS=--xla_dump_to=DIR
+                          --xla_dump_hlo_as_text --xla_dump_hlo_as_proto in the producer's
+                          run (torch_xla without XLA_STABLEHLO_COMPILE; JAX with Shardy off):
+                          per compiled module `module_NNNN.<name>.before_optimizations.txt`
+                          (HLO text) and `.hlo.pb` (an HloProto), the optimized module and
+                          XLA's reports; JAX adds `module_NNNN.<name>/module.mlir` (the
+                          program JAX handed to PJRT). Kept as written except code generation
+                          (`*.ll`, `*.o`, `*_kernel_module-*.mlir`: dropped) and absolute
+                          paths (debug_options' xla_dump_to, rewritten); the children of
+                          these cases import this file by a relative path from the
+                          repository root so that JAX records package-relative file names.
   manifest.json           one entry per file (see `manifest_entry`).
 """
 
@@ -58,7 +70,8 @@ MANUAL_ESCAPES = "error: manual value escapes"
 
 class Case:
 
-  def __init__(self, name, kind, fn, num_devices, description, mlir=False, hlo=False):
+  def __init__(self, name, kind, fn, num_devices, description, mlir=False, hlo=False,
+               shardy=True, xla_dump=False):
     self.name = name
     self.kind = kind  # "torch_xla" | "jax"
     self.fn = fn
@@ -66,24 +79,28 @@ class Case:
     self.description = description
     self.mlir = mlir
     self.hlo = hlo
+    self.shardy = shardy  # jax: also lower with the Shardy partitioner (the reference twin)
+    self.xla_dump = xla_dump  # keep XLA's own --xla_dump_to directory (see the docstring)
 
 
 CASES: dict[str, Case] = {}
 
 
-def torch_case(name, num_devices, description, mlir=False, hlo=False):
+def torch_case(name, num_devices, description, mlir=False, hlo=False, xla_dump=False):
 
   def deco(fn):
-    CASES[name] = Case(name, "torch_xla", fn, num_devices, description, mlir, hlo)
+    CASES[name] = Case(name, "torch_xla", fn, num_devices, description, mlir, hlo,
+                       xla_dump=xla_dump)
     return fn
 
   return deco
 
 
-def jax_case(name, description):
+def jax_case(name, description, num_devices=8, shardy=True, xla_dump=False):
 
   def deco(fn):
-    CASES[name] = Case(name, "jax", fn, 8, description)
+    CASES[name] = Case(name, "jax", fn, num_devices, description, shardy=shardy,
+                       xla_dump=xla_dump)
     return fn
 
   return deco
@@ -264,6 +281,13 @@ def case_manual_escape():
     mlir=True, hlo=True)
 def case_tp_mlp_train():
   t = _tx()
+  mesh, hlo, mlir, loss = _tp_mlp_train(t)
+  return {"mesh": _mesh_info(mesh), "mlir": mlir, "hlo": base64.b64encode(hlo).decode()}
+
+
+def _tp_mlp_train(t):
+  """The tp_mlp_train program: (mesh, HloModuleProto and get_stablehlo text of the second
+  step's graph, loss)."""
   torch, xs = t.torch, t.xs
   mesh = xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
   model = torch.nn.Sequential(
@@ -272,7 +296,7 @@ def case_tp_mlp_train():
   xs.mark_sharding(model[0].bias, mesh, ("model",))
   xs.mark_sharding(model[2].weight, mesh, (None, "model"))
   opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-  mlir = None
+  mlir = hlo = None
   for step in range(2):
     x = _rand(t, 8, 16)
     y = _rand(t, 8, 16)
@@ -287,7 +311,19 @@ def case_tp_mlp_train():
       hlo = t.torch_xla._XLAC._get_xla_tensors_hlo_proto([loss] + list(model.parameters()))
     t.torch_xla.sync()
   loss.cpu()
-  return {"mesh": _mesh_info(mesh), "mlir": mlir, "hlo": base64.b64encode(hlo).decode()}
+  return mesh, hlo, mlir, loss
+
+
+@torch_case(
+    "tp_mlp_xla_dump", 8,
+    "the tp_mlp_train program (tensor-parallel MLP, 2 SGD steps, mesh (2, 4)) run with "
+    "XLA_FLAGS=--xla_dump_to: the HLO text and HloProto of every module XLA compiled "
+    "(training steps, torch_xla's ReplicateShardedData), as a user gets them",
+    xla_dump=True)
+def case_tp_mlp_xla_dump():
+  t = _tx()
+  mesh, _, _, _ = _tp_mlp_train(t)
+  return {"mesh": _mesh_info(mesh)}
 
 
 @torch_case(
@@ -893,9 +929,51 @@ def jcase_replicated_only(j):
   return fn, _jargs(j, (8, 8), (8, 8)), mesh
 
 
+@jax_case("maximal_device3",
+          "a program placed whole on device 3 of 4 ({maximal device=3} on its argument and "
+          "result, mhlo.num_partitions = 4): jax.jit with GSPMDSharding(devices[:4], "
+          "MAXIMAL device 3); JAX's Shardy lowering cannot express it (no Shardy twin)",
+          num_devices=4, shardy=False)
+def jcase_maximal_device3(j):
+  from jax._src.sharding_impls import GSPMDSharding
+  from jaxlib import xla_client as xc
+  op = xc.OpSharding()
+  op.type = xc.OpSharding.Type.MAXIMAL
+  op.tile_assignment_dimensions = [1]
+  op.tile_assignment_devices = [3]
+  placed = GSPMDSharding(j.jax.devices()[:4], op)
+
+  def f(a, b):
+    return j.jnp.tanh(a @ b) * 2.0
+
+  fn = j.jax.jit(f, in_shardings=(placed, placed), out_shardings=placed)
+  return fn, _jargs(j, (8, 16), (16, 8)), None
+
+
+@jax_case("mesh3d_xla_dump",
+          "the mesh3d program (mesh (2, 2, 2), partial replication, a sharding constraint) "
+          "and the shard_map_full program run with jax_use_shardy_partitioner=False and "
+          "XLA_FLAGS=--xla_dump_to: every module XLA compiled, as HLO text, HloProto and the "
+          "MLIR JAX handed to PJRT, as a user gets them",
+          shardy=False, xla_dump=True)
+def jcase_mesh3d_xla_dump(j):
+  fn, args, mesh = jcase_mesh3d(j)
+  fn2, args2, _ = jcase_shard_map_full(j)
+  fn2(*args2)
+  return fn, args, mesh
+
+
 # --------------------------------------------------------------------------------------
 # Child entry points
 # --------------------------------------------------------------------------------------
+
+
+def _jmesh_info(mesh):
+  if mesh is None:
+    return None
+  ids = [int(d.id) for d in mesh.devices.flatten()]
+  return {"names": list(mesh.axis_names), "shape": [int(s) for s in mesh.devices.shape],
+          "device_ids": None if ids == list(range(len(ids))) else ids}
 
 
 def child_torch(case: Case, workdir: str):
@@ -907,19 +985,15 @@ def child_torch(case: Case, workdir: str):
 def child_jax(case: Case, workdir: str):
   j = _jx()
   out = {}
-  for mode, shardy in (("gspmd", False), ("shardy", True)):
+  modes = (("gspmd", False), ("shardy", True)) if case.shardy else (("gspmd", False),)
+  for mode, shardy in modes:
     j.jax.config.update("jax_use_shardy_partitioner", shardy)
     fn, args, mesh = case.fn(j)  # fresh functions: no lowering cache shared across modes
     text = fn.lower(*args).as_text()
     # The program must also compile and run on the CPU devices.
     fn(*args)
     out[mode] = text
-  ids = [int(d.id) for d in mesh.devices.flatten()]
-  res = {
-      "mesh": {"names": list(mesh.axis_names), "shape": [int(s) for s in mesh.devices.shape],
-               "device_ids": None if ids == list(range(len(ids))) else ids},
-      "gspmd": out["gspmd"], "shardy": out["shardy"],
-  }
+  res = {"mesh": _jmesh_info(mesh), "gspmd": out["gspmd"], "shardy": out.get("shardy")}
   with open(os.path.join(workdir, "result.json"), "w") as f:
     json.dump(res, f)
 
@@ -1026,25 +1100,43 @@ def sharding_forms(text: str) -> list[str]:
   return sorted(forms)
 
 
+XLA_DUMP = "xla_dump"
+XLA_DUMP_FLAGS = "--xla_dump_to=%s --xla_dump_hlo_as_text --xla_dump_hlo_as_proto"
+
+
 def run_child(case: Case, workdir: str, log) -> dict:
   env = {k: v for k, v in os.environ.items()
          if not k.startswith(("XLA_", "PJRT_", "CPU_NUM_DEVICES", "TPU_", "JAX_"))}
   env["PYTHONHASHSEED"] = "0"
   env["TF_CPP_MIN_LOG_LEVEL"] = "1"
+  flags = []
   if case.kind == "torch_xla":
-    env.update({
-        "PJRT_DEVICE": "CPU",
-        "CPU_NUM_DEVICES": str(case.num_devices),
-        "XLA_STABLEHLO_COMPILE": "1",
-        "XLA_SAVE_TENSORS_FILE": os.path.join(workdir, "dump"),
-        "XLA_SAVE_TENSORS_FMT": "stablehlo",
-    })
+    env.update({"PJRT_DEVICE": "CPU", "CPU_NUM_DEVICES": str(case.num_devices)})
+    if not case.xla_dump:  # a user's plain run: XLA compiles the HLO torch_xla built
+      env.update({
+          "XLA_STABLEHLO_COMPILE": "1",
+          "XLA_SAVE_TENSORS_FILE": os.path.join(workdir, "dump"),
+          "XLA_SAVE_TENSORS_FMT": "stablehlo",
+      })
   else:
-    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=%d" % case.num_devices
+    flags.append("--xla_force_host_platform_device_count=%d" % case.num_devices)
     env["JAX_PLATFORMS"] = "cpu"
+  if case.xla_dump:
+    flags.append(XLA_DUMP_FLAGS % os.path.join(workdir, XLA_DUMP))
+  if flags:
+    env["XLA_FLAGS"] = " ".join(flags)
   cmd = [sys.executable, SELF, "--child", case.name, "--workdir", workdir]
+  cwd = workdir
+  if case.xla_dump:
+    # XLA dumps keep the file names of JAX's stack frames (code objects' co_filename):
+    # compile this file under its path relative to the repository root (Python makes a
+    # script's or an imported module's path absolute).
+    cwd = os.path.dirname(HERE)
+    boot = ("p = 'testdata/make_testdata.py'; ns = {'__name__': 'make_testdata', '__file__': p}; "
+            "exec(compile(open(p).read(), p, 'exec'), ns); ns['main']()")
+    cmd[1:2] = ["-c", boot]
   t0 = time.time()
-  p = subprocess.run(cmd, env=env, cwd=workdir, stdout=subprocess.PIPE,
+  p = subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE,
                      stderr=subprocess.STDOUT, text=True)
   log.write("=== %s (rc=%d, %.1fs)\n%s\n" % (case.name, p.returncode, time.time() - t0,
                                              p.stdout))
@@ -1070,7 +1162,7 @@ def produce(case: Case, log) -> list[dict]:
     entries = []
     base = {"num_devices": case.num_devices, "description": case.description,
             "mesh": res["mesh"], "case": case.name}
-    if case.kind == "torch_xla":
+    if case.kind == "torch_xla" and not case.xla_dump:
       dump_file = os.path.join(workdir, "dump.0")
       if not os.path.exists(dump_file):
         raise RuntimeError("torch_xla wrote no dump")
@@ -1100,18 +1192,75 @@ def produce(case: Case, log) -> list[dict]:
         with open(os.path.join(HERE, rel), "wb") as f:
           f.write(base64.b64decode(res["hlo"]))
         entries.append(dict(base, path=rel, kind="torch_xla_hlo_proto", expect="ok"))
-    else:
+    elif case.kind == "jax" and not case.xla_dump:
       g_rel = "jax/%s.gspmd.mlir" % case.name
-      s_rel = "jax/%s.shardy.mlir" % case.name
+      s_rel = "jax/%s.shardy.mlir" % case.name if case.shardy else None
       _write(os.path.join(HERE, g_rel), res["gspmd"])
-      _write(os.path.join(HERE, s_rel), res["shardy"])
-      entries.append(dict(base, path=g_rel, kind="jax_gspmd", twin=s_rel,
+      twin = {"twin": s_rel} if s_rel else {}
+      entries.append(dict(base, path=g_rel, kind="jax_gspmd", **twin,
                           forms=sharding_forms(res["gspmd"]), expect="ok"))
-      entries.append(dict(base, path=s_rel, kind="jax_shardy", twin=g_rel,
-                          forms=sharding_forms(res["shardy"]), expect="ok"))
+      if s_rel:
+        _write(os.path.join(HERE, s_rel), res["shardy"])
+        entries.append(dict(base, path=s_rel, kind="jax_shardy", twin=g_rel,
+                            forms=sharding_forms(res["shardy"]), expect="ok"))
+    if case.xla_dump:
+      entries.extend(keep_xla_dump(case, os.path.join(workdir, XLA_DUMP), base))
     return entries
   finally:
     shutil.rmtree(workdir, ignore_errors=True)
+
+
+# What XLA writes in a --xla_dump_to directory that the converter reads, by file name.
+XLA_DUMP_INPUTS = (
+    (re.compile(r"\.before_optimizations\.txt$"), "xla_hlo_text"),
+    (re.compile(r"\.before_optimizations\.hlo\.pb$"), "xla_hlo_proto"),
+    (re.compile(r"(^|/)module\.mlir$"), "xla_dump_mlir"),
+)
+# Code generation's stages (LLVM IR, objects, XLA:CPU's fused-kernel MLIR): not programs a
+# user converts, and most of the directory's bytes.
+_MACHINE_CODE = re.compile(r"(\.ll|\.o|_kernel_module-[\w-]+\.mlir)$")
+_NUM_PARTITIONS = re.compile(r"^HloModule [^\n]*\bnum_partitions=(\d+)")
+
+
+def keep_xla_dump(case: Case, src: str, base: dict) -> list[dict]:
+  """Copies XLA's dump directory `src` to testdata (see the module docstring); one manifest
+  entry per module XLA compiled and per form (HLO text, HloProto, MLIR)."""
+  if not os.path.isdir(src):
+    raise RuntimeError("XLA wrote no --xla_dump_to directory")
+  rel_dir = "%s/%s.xla_dump" % ("torch_xla" if case.kind == "torch_xla" else "jax", case.name)
+  dst = os.path.join(HERE, rel_dir)
+  shutil.rmtree(dst, ignore_errors=True)
+  entries = []
+  for root, _, files in os.walk(src):
+    for name in sorted(files):
+      if _MACHINE_CODE.search(name):
+        continue
+      rel = os.path.relpath(os.path.join(root, name), src)
+      with open(os.path.join(root, name), "rb") as f:
+        data = f.read()
+      if not name.endswith(".pb"):  # text: debug_options names the dump directory
+        data = data.replace(src.encode(), rel_dir.encode())
+      os.makedirs(os.path.dirname(os.path.join(dst, rel)), exist_ok=True)
+      with open(os.path.join(dst, rel), "wb") as f:
+        f.write(data)
+      kind = next((k for pattern, k in XLA_DUMP_INPUTS if pattern.search(rel)), None)
+      if kind:
+        entries.append(dict(base, path="%s/%s" % (rel_dir, rel), kind=kind, expect="ok"))
+  for e in entries:
+    e["num_devices"] = _dump_num_partitions(e["path"]) or case.num_devices
+  if not any(e["kind"] == "xla_hlo_text" for e in entries):
+    raise RuntimeError("XLA wrote no before_optimizations HLO text")
+  return entries
+
+
+def _dump_num_partitions(rel: str) -> int | None:
+  """The num_partitions of a dumped module, from its HLO text's header (the proto's too)."""
+  text_rel = re.sub(r"\.hlo\.pb$", ".txt", rel)
+  if not text_rel.endswith(".txt"):
+    return None
+  with open(os.path.join(HERE, text_rel)) as f:
+    m = _NUM_PARTITIONS.match(f.read(4096))
+  return int(m.group(1)) if m else 1
 
 
 def _order(e):
@@ -1147,6 +1296,32 @@ def _verify_hlo_proto(path: str) -> list[str]:
   return [] if b"mhlo.sharding" in mlir else ["%s: no mhlo.sharding" % path]
 
 
+def _verify_xla_dump(e) -> list[str]:
+  """XLA's own readers take the files of an --xla_dump_to directory."""
+  from jaxlib import _jax
+  from jaxlib import xla_client as xc
+  path = os.path.join(HERE, e["path"])
+  try:
+    if e["kind"] == "xla_hlo_text":
+      with open(path) as f:
+        hlo = getattr(xc, "hlo", None) or xc._xla
+        hlo.hlo_module_from_text(f.read())
+    else:  # an HloProto: field 1 (bytes 0x0a, varint length) is the HloModuleProto
+      with open(path, "rb") as f:
+        data = f.read()
+      length, pos, shift = 0, 1, 0
+      while data[pos] & 0x80:
+        length |= (data[pos] & 0x7F) << shift
+        pos, shift = pos + 1, shift + 7
+      length |= data[pos] << shift
+      if data[0] != 0x0A:
+        return ["%s: not an HloProto" % e["path"]]
+      _jax.mlir.hlo_to_stablehlo(data[pos + 1:pos + 1 + length])
+  except Exception as ex:  # noqa: BLE001
+    return ["%s: %s" % (e["path"], str(ex).splitlines()[0])]
+  return []
+
+
 def child_verify():
   from jax._src.interpreters import mlir as jmlir
   from jaxlib.mlir import ir
@@ -1159,6 +1334,10 @@ def child_verify():
       continue
     if e["kind"] == "torch_xla_hlo_proto":
       problems.extend(_verify_hlo_proto(e["path"]))
+      n += 1
+      continue
+    if e["kind"] in ("xla_hlo_text", "xla_hlo_proto"):
+      problems.extend(_verify_xla_dump(e))
       n += 1
       continue
     with open(os.path.join(HERE, e["path"])) as f:
@@ -1180,10 +1359,11 @@ def child_verify():
       problems.append("%s: no sdy.mesh" % e["path"])
   for root, _, files in os.walk(HERE):
     for fn in files:
-      if fn == os.path.basename(SELF) or not fn.endswith((".dump", ".mlir", ".json")):
+      dumped = ".xla_dump" in root  # every file XLA wrote, text or binary
+      if fn == os.path.basename(SELF) or not (dumped or fn.endswith((".dump", ".mlir", ".json"))):
         continue
-      with open(os.path.join(root, fn)) as f:
-        text = f.read()
+      with open(os.path.join(root, fn), "rb") as f:
+        text = f.read().decode("latin-1")
       # (spelled in pieces so that this file itself stays free of them)
       for pat in ("/wo" "rk/", "/ro" "ot/", "/tm" "p/", "/ho" "me/", "site" "-packages",
                   "dist" "-packages"):

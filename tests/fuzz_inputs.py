@@ -379,7 +379,6 @@ def not_mlir(rng: random.Random) -> Case:
             "hello world\n",
             "def f(x):\n    return x\n",
             '{"module": [1, 2, 3]}\n',
-            "HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n",
             "module {\n  func.func @main( {\n",
             "}}}}\n",
             "module @m attributes {mhlo.sharding = } {}\n",
@@ -411,6 +410,38 @@ def garbage_bytecode(rng: random.Random) -> Case:
     return Case("garbage_bytecode", bytes(data), (), may_pass=True)
 
 
+def garbage_hlo(rng: random.Random) -> Case:
+    """XLA's forms of a real program (make testdata: `--xla_dump_to` HLO text, HloProtos and
+    torch_xla's HloModuleProto) mutated: text lines dropped, swapped or edited (a parameter
+    number out of range makes XLA's parser fail a CHECK and abort), proto bytes cut or
+    flipped. Read in a child process: an error, or a module, never a crash."""
+    path = rng.choice(_HLO)
+    data = bytearray(path.read_bytes())
+    if path.suffix == ".txt":
+        lines = data.decode().splitlines(keepends=True)
+        k = rng.randrange(1, len(lines))
+        style = rng.random()
+        if style < 0.3:
+            del lines[k]
+        elif style < 0.6:
+            lines[k] = re.sub(r"parameter\(\d+\)", f"parameter({rng.randint(5, 99)})", lines[k])
+            lines[k] = lines[k].replace("sharding={", "sharding={devices=[3,5]0,1 ", 1)
+        else:
+            j = rng.randrange(1, len(lines))
+            lines[j], lines[k] = lines[k], lines[j]
+        return Case("garbage_hlo", "".join(lines).encode(), (), may_pass=True)
+    if rng.random() < 0.5:
+        data = data[: rng.randrange(1, len(data))]
+    else:
+        for _ in range(rng.randint(1, 8)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+    return Case("garbage_hlo", bytes(data), (), may_pass=True)
+
+
+_HLO = [
+    *sorted(TESTDATA.glob("*/*.xla_dump/*.before_optimizations.*")),
+    TESTDATA / "torch_xla" / "tp_mlp_train.hlo.pb",
+]
 _BYTECODE: dict = {}
 
 
@@ -691,6 +722,7 @@ MODULE_FAMILIES: dict[str, Callable[[random.Random], Case]] = {
         not_mlir,
         truncated_text,
         garbage_bytecode,
+        garbage_hlo,
         unknown_dialect,
         device_counts_disagree,
         rank_mismatch,

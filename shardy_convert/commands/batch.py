@@ -28,7 +28,6 @@ from ..errors import ShardyConvertError, ShardyConvertWarning, UsageError, descr
 from ..formats import dump
 from ..formats.output import write_all
 
-SUFFIXES = (".mlir", ".mlirbc", ".dump", ".stablehlo", ".txt")
 STDIN = "-"
 
 
@@ -103,21 +102,27 @@ class Outcome:
 
 
 def expand(inputs: Sequence[str]) -> list[Item]:
-    """Every input file: files as given, directories recursively (files with SUFFIXES).
-    Raises UsageError for stdin given twice and for a directory with no such file (a batch
-    that does nothing is a mistake, not a success)."""
+    """Every input file: files as given, directories recursively (`commands.directory` says
+    which files; what it skips is a ShardyConvertWarning naming the directory). Raises
+    UsageError for stdin given twice and for a directory with no input file (a batch that
+    does nothing is a mistake, not a success)."""
+    from . import directory
+
     if list(inputs).count(STDIN) > 1:
         raise UsageError("stdin (-) is given more than once; it can be read once")
     items: list[Item] = []
     for name in inputs:
         path = Path(name)
         if name != STDIN and path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
-            if not files:
+            found, note = directory.inputs(path)
+            if note:
+                warnings.warn(ShardyConvertWarning(note, file=name), stacklevel=2)
+            if not found:
                 raise UsageError(
-                    f"{name}: no input files in this directory (looked for {', '.join(SUFFIXES)})"
+                    f"{name}: no input files in this directory (looked for "
+                    f"{', '.join(directory.SUFFIXES)}, and XLA dumps' *.before_optimizations.*)"
                 )
-            items += [Item(str(f), f.relative_to(path)) for f in files]
+            items += [Item(str(f), rel) for f, rel in found]
         else:
             items.append(Item(name))
     return items

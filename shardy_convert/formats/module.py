@@ -1,5 +1,6 @@
 """The three forms a module arrives in, and back: MLIR text, MLIR bytecode, and the StableHLO
-portable artifact (VHLO bytecode) that XLA's PJRT C-API client hands a plugin.
+portable artifact (VHLO bytecode) that XLA's PJRT C-API client hands a plugin. XLA's own forms
+(HLO text and module protos, `formats.hlo`) are read too, as StableHLO, and written as MLIR.
 
 A portable artifact is MLIR bytecode whose producer string is `StableHLO_vX.Y.Z`; jaxlib
 serializes and deserializes it (`jaxlib._jax.mlir`). Serializing a Shardy module exports
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -27,6 +29,7 @@ from ..ir.mlir import (
     parse_module,
     print_module,
 )
+from . import hlo
 
 FORMS = ("text", "bytecode", "portable")
 _PORTABLE_PRODUCER = "StableHLO_v"
@@ -44,7 +47,8 @@ def producer(data: bytes) -> str | None:
 
 
 def detect(data: str | bytes) -> str:
-    """`text`, `bytecode` or `portable`."""
+    """`text`, `bytecode` or `portable`: the form an output keeps by default (text for HLO
+    input, `hlo.kind` tells it apart)."""
     if not is_bytecode(data):
         return "text"
     name = producer(data) or ""
@@ -57,13 +61,14 @@ def portable_version(data: bytes) -> str | None:
 
 
 def check_type(data: object) -> str | bytes:
-    """`data` if it is a module as the library takes it (`str` text, `bytes` text, bytecode
-    or portable artifact); TypeError otherwise (a path is not read for the caller)."""
+    """`data` if it is a module as the library takes it (`str` text, `bytes` text, bytecode,
+    portable artifact, HLO text or proto); TypeError otherwise (a path is not read for the
+    caller)."""
     if isinstance(data, (str, bytes)):
         return data
     hint = " (read the file first)" if isinstance(data, os.PathLike) else ""
     raise TypeError(
-        f"a module must be str or bytes (MLIR text, bytecode or a portable artifact), "
+        f"a module must be str or bytes (MLIR text, bytecode, a portable artifact, HLO), "
         f"not {type(data).__name__}{hint}"
     )
 
@@ -86,24 +91,28 @@ def _number(version: str) -> tuple[int, ...]:
 
 
 def load(data: str | bytes, ctx: ir.Context, *, trusted: bool = False) -> ir.Module:
-    """Parses any of the three forms into a StableHLO module in `ctx`.
+    """Parses any of the three forms, or HLO (`formats.hlo`), into a StableHLO module in `ctx`.
 
-    Bytecode (plain or portable) is first read in a child process and comes back as text:
-    MLIR's bytecode reader is not hardened against corrupt input and can abort or corrupt
-    memory (measured: `double free or corruption`, nanobind `terminate`), which must not take
-    the caller's process down. The text keeps every location. Empty input is an error.
-    `trusted` bytes (a framework's own program, handed over in-process by the PJRT plugin
-    wrapper) are read in this process.
+    Bytecode (plain or portable) and HLO are first read in a child process and come back as
+    text: MLIR's bytecode reader is not hardened against corrupt input and can abort or corrupt
+    memory (measured: `double free or corruption`, nanobind `terminate`), and XLA's HLO readers
+    abort on a failed CHECK, which must not take the caller's process down. The text keeps
+    every location. Empty input is an error. `trusted` bytes (a framework's own program,
+    handed over in-process by the PJRT plugin wrapper) are read in this process.
     """
     check_type(data)
     if not data or data.isspace():  # isspace stops at the first other character
         raise ModuleError("the input is empty")
-    if is_bytecode(data) and ISOLATE_BYTECODE and not trusted:
+    problem = hlo.proto_problem(data)
+    if problem is not None:
+        raise ModuleError(f"cannot read the {hlo.PROTO}: {problem}")
+    risky = is_bytecode(data) or hlo.kind(data) is not None
+    if risky and ISOLATE_BYTECODE and not trusted:
         return parse_module(read_isolated(data), ctx)
     return _load_in_process(data, ctx)
 
 
-# Read untrusted bytecode in a child process (see `load`); costs ~0.3 s per bytecode input.
+# Read untrusted bytecode and HLO in a child process (see `load`); ~0.3 s per input.
 ISOLATE_BYTECODE = bool(sys.executable)
 _CHILD_TIMEOUT = 600
 _CHILD = (
@@ -112,11 +121,13 @@ _CHILD = (
 )
 
 
-def read_isolated(data: bytes) -> str:
-    """MLIR text (with locations) of bytecode `data`, read by a child process.
+def read_isolated(data: str | bytes) -> str:
+    """MLIR text (with locations) of bytecode or HLO `data`, read by a child process.
 
     Raises ModuleError with the reader's own message, or saying that it crashed.
     """
+    what = _what(data)
+    data = data.encode("utf-8") if isinstance(data, str) else data
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     try:
         child = subprocess.run(
@@ -126,20 +137,28 @@ def read_isolated(data: bytes) -> str:
             timeout=_CHILD_TIMEOUT,
         )
     except subprocess.TimeoutExpired:
-        raise ModuleError(f"cannot read the bytecode: no result after {_CHILD_TIMEOUT} s") from None
+        raise ModuleError(f"cannot read the {what}: no result after {_CHILD_TIMEOUT} s") from None
     if child.returncode == 0:
         try:
             return child.stdout.decode("utf-8")
         except UnicodeDecodeError as e:
             raise ModuleError(
-                f"cannot read the bytecode: byte {e.start} of its text is not UTF-8"
+                f"cannot read the {what}: byte {e.start} of its text is not UTF-8"
             ) from None
-    _child_error(child)
+    _child_error(child, what)
 
 
-def _child_error(child: subprocess.CompletedProcess) -> NoReturn:
+_FATAL = re.compile(r"F\d{4} [\d:. ]+\d+ [\w.]+:\d+\] ")
+
+
+def _what(data: str | bytes) -> str:
+    """What is read, for messages: `bytecode`, `HLO text`, `HLO module proto`."""
+    return hlo.kind(data) or "bytecode"
+
+
+def _child_error(child: subprocess.CompletedProcess, what: str) -> NoReturn:
     if child.returncode == 1 and child.stdout.startswith(b"{"):
-        raise _reported_error(json.loads(child.stdout))
+        raise _reported_error(json.loads(child.stdout), what)
     if child.returncode < 0:
         try:
             how = signal.Signals(-child.returncode).name
@@ -147,22 +166,27 @@ def _child_error(child: subprocess.CompletedProcess) -> NoReturn:
             how = f"signal {-child.returncode}"
     else:
         how = f"exit code {child.returncode}"
-    last = child.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
-    detail = f": {last[0][:200]}" if last else ""
-    raise ModuleError(f"cannot read the bytecode: MLIR's reader crashed on it ({how}){detail}")
+    lines = child.stderr.decode("utf-8", "replace").strip().splitlines()
+    # A failed CHECK's own line (glog: `F0000 00:00:... file.cc:188] Check failed: ...`)
+    # says more than the stack trace after it.
+    fatal = [line.split("] ", 1)[-1] for line in lines if _FATAL.match(line)]
+    last = fatal[:1] or lines[-1:]
+    detail = f": {last[0][:200].strip()}" if last else ""
+    reader = "MLIR's reader" if what == "bytecode" else "XLA's reader"
+    raise ModuleError(f"cannot read the {what}: {reader} crashed on it ({how}){detail}")
 
 
-def _reported_error(report: dict) -> ModuleError:
+def _reported_error(report: dict, what: str) -> ModuleError:
     """The error the child reported, raised here: ours as it was (message and location), any
     other exception (jaxlib's own) named by its type."""
     if report["ours"]:
         return ModuleError(report["message"], location=report["location"])
-    return ModuleError(f"cannot read the bytecode: {report['type']}: {report['message']}")
+    return ModuleError(f"cannot read the {what}: {report['type']}: {report['message']}")
 
 
 def _isolated_main() -> None:
-    """The child of `read_isolated`: bytecode on stdin; on stdout its text, or the exception
-    as data (JSON) for the parent to raise."""
+    """The child of `read_isolated`: bytecode or HLO on stdin; on stdout its text, or the
+    exception as data (JSON) for the parent to raise."""
     data = sys.stdin.buffer.read()
     try:
         with new_context() as ctx:
@@ -182,6 +206,8 @@ def _isolated_main() -> None:
 
 
 def _load_in_process(data: str | bytes, ctx: ir.Context) -> ir.Module:
+    if hlo.kind(data) is not None:
+        return hlo.load(data, ctx)
     if detect(data) != "portable":
         return parse_module(data, ctx)
     try:

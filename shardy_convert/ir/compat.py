@@ -10,7 +10,10 @@ between gets whichever form it has. Measured on 0.7.1 against 0.10.2:
 - `Operation.walk` has no `op_class=` filter: `walk` filters in Python instead.
 - `_jax.mlir.deserialize_portable_artifact(bytes)` takes no `context=` and returns MLIR text.
 - `jaxlib.xla_client.hlo` and `jaxlib._hlo` are missing; `_jax` holds `HloModule`,
-  `HloSharding` and `OpSharding`.
+  `HloSharding`, `OpSharding` and `hlo_module_from_text`.
+- XLA's HLO text parser rejects the stack-frame tables (`FileNames`, `StackFrames`, ...)
+  newer XLAs print after the `HloModule` line, and `stack_frame_id=` in `metadata={...}`:
+  `formats.hlo` removes both (debug information) before parsing, on every release.
 - `HloSharding.is_unreduced()` is missing (XLA 0.7.1 has no unreduced shardings).
 - StableHLO 1.13.0 is the newest portable artifact 0.7.1 writes (0.10.2: 1.17.0). Both
   serializers silently write their newest version when asked for a newer one, so an
@@ -163,6 +166,25 @@ def hlo_module_from_proto(data: bytes) -> Any:
     from jaxlib import _jax
 
     return _jax.HloModule.from_serialized_hlo_module_proto(data)
+
+
+def hlo_text_to_proto(text: str) -> bytes:
+    """XLA's own HLO text parser (`hlo_module_from_text`: `jaxlib._hlo` in 0.10.2, `_jax` in
+    0.7.1): the module as a serialized HloModuleProto (its config, `num_partitions=...` of
+    the header, is not part of it). Raises what jaxlib raises on text it cannot parse."""
+    parsed = hlo_sharding_module().hlo_module_from_text(text)
+    return bytes(parsed.as_serialized_hlo_module_proto())
+
+
+def hlo_to_stablehlo(proto: bytes) -> bytes:
+    """XLA's importer (`hlo_to_stablehlo`), then `mhlo_to_stablehlo`: StableHLO bytecode of a
+    serialized HloModuleProto. The importer leaves HLO ops StableHLO has no op for in the mhlo
+    dialect (torch_xla's GELU: `mhlo.erf`); the second step turns each into XLA's encoding of
+    it, `stablehlo.custom_call @mhlo.erf {mhlo.attributes = {...}, mhlo.version = 1}`, which
+    XLA's StableHLO reader turns back into the HLO op. Raises what jaxlib raises."""
+    from jaxlib import _jax
+
+    return bytes(_jax.mlir.mhlo_to_stablehlo(bytes(_jax.mlir.hlo_to_stablehlo(proto))))
 
 
 def hlo_sharding_module() -> ModuleType:

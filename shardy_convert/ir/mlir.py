@@ -98,7 +98,8 @@ def parse_module(data: str | bytes, ctx: ir.Context) -> ir.Module:
             line = data.count(b"\n", 0, e.start) + 1
             column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
             raise ModuleError(
-                f"input is neither MLIR text nor MLIR bytecode (byte {e.start} is not UTF-8)",
+                f"input is neither MLIR text nor bytecode, nor HLO text or proto (byte {e.start} "
+                "is not UTF-8)",
                 location=f"{line}:{column}",
             ) from None
     if isinstance(data, str):

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import ShardyConvertError
+from ..formats import hlo
 from . import compile_options
 
 
@@ -39,10 +40,12 @@ def convert_program(
     With `matching`, @main's open values get GSPMD's shardings (passes/match_gspmd_boundary).
     Raises ShardyConvertError naming the graph."""
     opts = compile_options.parse(options)
-    if form == "hlo":
-        code = _hlo_to_mlir(code)
+    if form in ("hlo", "hlo_with_config"):  # an HloModuleProto(WithConfig): formats/hlo.py
+        code = hlo.to_stablehlo(code)
     elif form != "mlir":
-        raise ShardyConvertError(f"cannot convert a program of format {form!r} (mlir or hlo)")
+        raise ShardyConvertError(
+            f"cannot convert a program of format {form!r} (mlir, hlo or hlo_with_config)"
+        )
     out, order = _convert_mlir(code, opts, emit, options if matching else None, matching)
     if order is None:
         return out, b"mlir", compile_options.rewrite(options), b""
@@ -54,25 +57,6 @@ def convert_program(
     devices = [assignment[k] for k in order]
     new_options = compile_options.rewrite(options, devices=devices)
     return out, b"mlir", new_options, struct.pack(f"<{len(order)}i", *order)
-
-
-def _hlo_to_mlir(code: bytes) -> bytes:
-    """StableHLO bytecode of a serialized HloModuleProto. XLA's importer leaves the HLO ops
-    StableHLO has no op for in the mhlo dialect (torch_xla's GELU: `mhlo.erf`), which a
-    StableHLO context cannot read and a portable artifact cannot hold; jaxlib's
-    `mhlo_to_stablehlo` turns each into XLA's own encoding of it, `stablehlo.custom_call
-    @mhlo.erf {mhlo.attributes = {...}, mhlo.version = 1}`, which XLA's StableHLO reader (the
-    plugin's) turns back into the HLO op."""
-    from jaxlib import _jax
-
-    try:
-        mixed = bytes(_jax.mlir.hlo_to_stablehlo(code))
-    except Exception as e:  # jaxlib raises bare errors for protos it cannot read
-        raise ShardyConvertError(f"cannot read the HLO module proto: {e}") from None
-    try:
-        return bytes(_jax.mlir.mhlo_to_stablehlo(mixed))
-    except Exception as e:  # an mhlo construct with no StableHLO encoding
-        raise ShardyConvertError(f"cannot express the HLO module in StableHLO: {e}") from None
 
 
 def _convert_mlir(

@@ -19,10 +19,11 @@ A framework loads `library_path()` as its PJRT plugin with these environment var
 
 The C side (`_wrapper/pjrt_shardy_wrapper.c`) calls `on_compile(code, format, options)` in the
 host process's interpreter for every `PJRT_Client_Compile`. It reads the program (a portable
-artifact with torch_xla's XLA_STABLEHLO_COMPILE=1, else a serialized HloModuleProto, converted
-through jaxlib's `hlo_to_stablehlo`), converts it for the options' number of partitions, and
-returns the Shardy program with the options set to `use_shardy_partitioner=true`. Each distinct
-(program, options) pair is converted once (torch_xla recompiles the same graphs).
+artifact with torch_xla's XLA_STABLEHLO_COMPILE=1, else a serialized HloModuleProto, read by
+`formats.hlo` through XLA's importer in jaxlib), converts it for the options' number of
+partitions, and returns the Shardy program with the options set to
+`use_shardy_partitioner=true`. Each distinct (program, options) pair is converted once
+(torch_xla recompiles the same graphs).
 
 The program comes from the framework in the same process: its bytes are read in-process, not
 in the child process that protects the CLI from untrusted bytecode files.

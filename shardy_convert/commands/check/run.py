@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ...converter import convert, is_shardy
 from ...errors import InternalError, ShardyConvertError
-from ...formats import dump
+from ...formats import dump, hlo
 from ...formats import module as formats
 from ...ir.bindings import ir
 from ...ir.mlir import new_context, parse_module, print_module
@@ -123,9 +123,9 @@ def _prepare(
 
 
 def _text(data: bytes) -> str | bytes:
-    """MLIR text of bytecode and portable artifacts (read in a child process, see
+    """MLIR text of bytecode, portable artifacts and HLO (read in a child process, see
     formats.load); other bytes as they are (text, or what the parser will reject, located)."""
-    if formats.detect(data) == "text":
+    if formats.detect(data) == "text" and hlo.kind(data) is None:
         return data
     with new_context() as ctx:
         return print_module(formats.load(data, ctx), "text", locations=True)

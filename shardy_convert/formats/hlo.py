@@ -1,0 +1,252 @@
+"""XLA's own forms of a program, read as StableHLO through XLA's importer in jaxlib.
+
+- HLO text, what `--xla_dump_to` writes (`module_0001.jit_f.before_optimizations.txt`): an
+  `HloModule NAME, ..., num_partitions=8` line, then computations whose instructions carry
+  `sharding={devices=[2,4]<=[8]}`.
+- A serialized HloModuleProto: torch_xla's `_get_xla_tensors_hlo_proto`, what a PJRT plugin
+  is handed as format "hlo". Also the messages that hold one in their field 1:
+  HloModuleProtoWithConfig (PJRT's "hlo_with_config"; its config's field 5 is
+  num_partitions), HloProto (what `--xla_dump_hlo_as_proto` writes, `*.hlo.pb`),
+  HloUnoptimizedSnapshot, and HloSnapshot (field 1 an HloProto).
+
+Detected by content, never by file name (`kind`). XLA's readers are not hardened against
+hostile input (a failed CHECK aborts the process): untrusted input is read in a child process
+(`formats.module.load`); `to_stablehlo` is for a framework's own programs (the PJRT plugin
+wrapper) and for that child. The module gets `mhlo.num_partitions` where the input says it
+(the text's header, the config), and HLO text its instructions' lines as locations, so that
+errors point into the file the user has.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import ModuleError, clip
+from ..ir import compat
+from ..ir.bindings import ir
+from ..ir.mlir import parse_module, print_module
+
+TEXT = "HLO text"
+PROTO = "HLO module proto"
+
+# The header line XLA prints first; `//` comment lines may precede it.
+_HEADER = re.compile(rb"\A(?:\s*//[^\n]*\n)*\s*HloModule[ \t]")
+_NUM_PARTITIONS = re.compile(r"^HloModule [^\n]*?\bnum_partitions=(\d+)", re.M)
+# Debug information XLA's own parser (0.7.1's) does not read back, and that would hide the
+# instruction names: the stack-frame tables after the header, and each `metadata={...}`.
+_FRAME_TABLE = re.compile(
+    r"^(?:FileNames|FunctionNames|FileLocations|StackFrames)\n(?:\d+ [^\n]*\n)*", re.M
+)
+_METADATA = re.compile(r',\s*metadata=\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\}')
+_INSTRUCTION = re.compile(r"^[ \t]*(?:ROOT[ \t]+)?%?([\w.\-]+)[ \t]*=", re.M)
+_NAME_LOC = re.compile(r'loc\("((?:[^"\\]|\\.)*)"\)')
+_PARSE_ERROR = re.compile(r"was parsing (\d+):(\d+): error: ([^\n]*)")
+
+_MODULE, _COMPUTATIONS = 1, 3  # HloModuleProto.name, .computations
+_INSTRUCTIONS, _OPCODE = 2, 2  # HloComputationProto.instructions, HloInstructionProto.opcode
+_OPCODE_NAME = re.compile(rb"[a-z][a-z0-9-]*")
+_WRAPPED = 1  # the HloModuleProto (or HloProto) inside every wrapper message
+_CONFIG, _CONFIG_NUM_PARTITIONS = 2, 5  # HloModuleProtoWithConfig.config, its num_partitions
+
+
+def kind(data: str | bytes) -> str | None:
+    """`TEXT`, `PROTO`, or None for anything else (MLIR text and bytecode, a dump)."""
+    raw = data[:4096].encode("utf-8", "replace") if isinstance(data, str) else data
+    if _HEADER.match(raw[:4096]):
+        return TEXT
+    if isinstance(data, str) or raw.startswith(b"ML\xefR"):
+        return None
+    try:
+        _unwrap(raw)
+    except ValueError:
+        return None
+    return PROTO
+
+
+def proto_problem(data: str | bytes) -> str | None:
+    """Why binary `data` that starts like every HLO proto form (field 1, a message) is none,
+    for an error message; None for anything else (text, bytecode, a real proto)."""
+    if not isinstance(data, bytes) or data[:1] != b"\n" or _is_utf8(data):
+        return None
+    try:
+        _unwrap(data)
+    except ValueError as e:
+        return str(e)
+    return None
+
+
+def to_stablehlo(data: str | bytes) -> bytes:
+    """StableHLO bytecode of HLO text or a (wrapped) HloModuleProto. Raises ModuleError
+    (located at XLA's line:column for text) for input XLA's readers reject."""
+    if kind(data) == TEXT:
+        proto = _parse_text(_without_debug_info(_as_str(data)))
+    else:
+        proto = _module_proto(data)[0]
+    try:
+        return compat.hlo_to_stablehlo(proto)
+    except Exception as e:  # jaxlib raises bare runtime errors for protos it cannot import
+        raise ModuleError(f"cannot read the {PROTO}: {_first_line(e)}") from None
+
+
+def load(data: str | bytes, ctx: ir.Context) -> ir.Module:
+    """The module of HLO text or a (wrapped) proto in `ctx`, with `mhlo.num_partitions` where
+    the input says it; HLO text's instructions located at their lines. Runs XLA's readers in
+    this process: only for input that may abort it (see the module docstring)."""
+    module = parse_module(to_stablehlo(data), ctx)
+    if kind(data) == TEXT:
+        text = _as_str(data)
+        located = _locate(print_module(module, "text", locations=True), text)
+        module = parse_module(located, ctx)
+        partitions = _NUM_PARTITIONS.search(text[: text.find("\n") + 1 or None])
+        count = int(partitions.group(1)) if partitions else None
+    else:
+        count = _module_proto(data)[1]
+    if count is not None and "mhlo.num_partitions" not in module.operation.attributes:
+        i32 = ir.IntegerType.get_signless(32, ctx)
+        module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, count)
+    return module
+
+
+def _parse_text(text: str) -> bytes:
+    try:
+        return compat.hlo_text_to_proto(text)
+    except Exception as e:  # jaxlib's runtime error, XLA's parser message inside
+        m = _PARSE_ERROR.search(str(e))
+        if m is None:
+            raise ModuleError(f"cannot parse the {TEXT}: {_first_line(e)}") from None
+        line, column, message = m.groups()
+        raise ModuleError(
+            f"cannot parse the {TEXT}: {clip(message, 200)}", location=f"{line}:{column}"
+        ) from None
+
+
+def _without_debug_info(text: str) -> str:
+    """`text` without stack-frame tables and metadata, lines kept where they were (XLA's
+    error locations are then the file's). Without `op_name` metadata, XLA's importer names
+    each op's location after its instruction (`_locate`)."""
+    text = _FRAME_TABLE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    return _METADATA.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+
+
+def _locate(module_text: str, hlo_text: str) -> str:
+    """MLIR text with each `loc("INSTRUCTION")` replaced by that instruction's line:column in
+    `hlo_text` (`loc("-":L:C)`, which errors print as `L:C`)."""
+    where = {}
+    for m in _INSTRUCTION.finditer(hlo_text):
+        line = hlo_text.count("\n", 0, m.start()) + 1
+        column = m.start(1) - (hlo_text.rfind("\n", 0, m.start(1)) + 1) + 1
+        column -= hlo_text[m.start(1) - 1 : m.start(1)] == "%"  # at the `%`
+        where.setdefault(m.group(1), f'loc("-":{line}:{column})')
+    return _NAME_LOC.sub(lambda m: where.get(m.group(1), m.group(0)), module_text)
+
+
+def _module_proto(data: str | bytes) -> tuple[bytes, int | None]:
+    """The HloModuleProto inside `data` and the num_partitions of its config, if any. Raises
+    ModuleError saying what is wrong with the wire format."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        return _unwrap(raw)
+    except ValueError as e:
+        raise ModuleError(f"cannot read the {PROTO}: {e}") from None
+
+
+def _unwrap(data: bytes, depth: int = 0) -> tuple[bytes, int | None]:
+    """(HloModuleProto, config num_partitions) of a module or of a message holding one in
+    field 1 (two levels: HloSnapshot > HloProto > module). ValueError if it is neither."""
+    entries = _fields(data)
+    inner = [v for n, w, v in entries if n == _WRAPPED and w == 2]
+    if depth < 2 and len(inner) == 1:
+        try:
+            module, _ = _unwrap(inner[0], depth + 1)
+        except ValueError:
+            pass
+        else:
+            return module, _config_partitions(entries)
+    computations = [v for n, w, v in entries if n == _COMPUTATIONS and w == 2]
+    if not computations:
+        raise ValueError("it holds no computations (not an HloModuleProto)")
+    if not all(_is_utf8(v) for n, w, v in entries if n == _MODULE and w == 2):
+        raise ValueError("its name is not UTF-8 (not an HloModuleProto)")
+    for computation in computations:
+        _check_computation(computation)
+    return data, None
+
+
+def _check_computation(data: bytes) -> None:
+    """ValueError unless `data` reads as an HloComputationProto: a name, and instructions
+    (field 2) whose own name and opcode (fields 1, 2) are strings, the opcode an HLO one."""
+    entries = _fields(data)
+    instructions = [v for n, w, v in entries if n == _INSTRUCTIONS and w == 2]
+    if not instructions or not all(_is_utf8(v) for n, w, v in entries if n == 1 and w == 2):
+        raise ValueError("a computation holds no instructions (not an HloModuleProto)")
+    first = _fields(instructions[0])
+    opcodes = [v for n, w, v in first if n == _OPCODE and w == 2]
+    if len(opcodes) != 1 or not _OPCODE_NAME.fullmatch(opcodes[0]):
+        raise ValueError("an instruction has no opcode (not an HloModuleProto)")
+
+
+def _config_partitions(entries: list[tuple[int, int, int | bytes]]) -> int | None:
+    configs = [v for n, w, v in entries if n == _CONFIG and w == 2]
+    try:
+        counts = [v for n, w, v in _fields(configs[-1]) if n == _CONFIG_NUM_PARTITIONS and w == 0]
+    except (IndexError, ValueError):
+        return None
+    return counts[-1] if counts and counts[-1] > 0 else None
+
+
+def _fields(data: bytes) -> list[tuple[int, int, int | bytes]]:
+    """(field number, wire type, value) of each field of a protobuf message: an int for
+    varints, bytes for the rest. ValueError, naming the byte, for anything malformed."""
+    out, pos = [], 0
+    while pos < len(data):
+        start = pos
+        key, pos = _varint(data, pos)
+        number, wire = key >> 3, key & 7
+        if number == 0:
+            raise ValueError(f"field number 0 at byte {start}")
+        if wire == 0:
+            value, pos = _varint(data, pos)
+        elif wire in (1, 5):
+            end = pos + (8 if wire == 1 else 4)
+            value, pos = data[pos:end], end
+        elif wire == 2:
+            length, pos = _varint(data, pos)
+            value, pos = data[pos : pos + length], pos + length
+        else:
+            raise ValueError(f"wire type {wire} at byte {start}")
+        if pos > len(data):
+            raise ValueError(f"the field at byte {start} runs past the end (truncated?)")
+        out.append((number, wire, value))
+    return out
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    for k in range(pos, min(pos + 10, len(data))):
+        value |= (data[k] & 0x7F) << shift
+        shift += 7
+        if not data[k] & 0x80:
+            return value, k + 1
+    raise ValueError(f"a varint at byte {pos} does not end")
+
+
+def _is_utf8(value: int | bytes) -> bool:
+    try:
+        bytes(value).decode("utf-8")
+    except (TypeError, UnicodeDecodeError):
+        return False
+    return True
+
+
+def _as_str(data: str | bytes) -> str:
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ModuleError(f"cannot read the {TEXT}: byte {e.start} is not UTF-8") from None
+
+
+def _first_line(error: Exception) -> str:
+    lines = str(error).strip().splitlines()
+    return clip(lines[0] if lines else type(error).__name__, 200)
