@@ -200,7 +200,7 @@ def test_a_directory_takes_hlo_protos_and_says_what_it_skips(tmp_path):
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         "matmul_2x4.mlir",
-        "tp_mlp_train.mlir",
+        "tp_mlp_train.hlo.mlir",
     ]
     assert (
         f"{folder}: warning: skipped 1 file that hold no HLO module proto: compile_options.pb"
