@@ -153,6 +153,31 @@ class ShardyConvertWarning(Located, UserWarning):
     kind = "warning"
 
 
+class DeviceCountWarning(ShardyConvertWarning):
+    """Nothing says how many devices a module runs on (no tiled sharding, no
+    `mhlo.num_partitions`, no count given) and its values need the global mesh: the mesh gets
+    no axes (each value on it replicated on every device). `option` is how the caller gives
+    the count, the library's `num_devices=N` unless a command names its own flag (`naming`)."""
+
+    def __init__(self, option: str = "num_devices=N", **kwargs):
+        super().__init__(
+            "no sharding, mhlo.num_partitions or device count says how many devices this module "
+            f"runs on; emitting a mesh with no axes (values on it are replicated); give the "
+            f"count with {option}",
+            **kwargs,
+        )
+        self.option = option
+
+    def naming(self, option: str) -> DeviceCountWarning:
+        """The same warning naming `option` (a command's flag, `--devices N`)."""
+        return DeviceCountWarning(option, location=self.location, file=self.file, graph=self.graph)
+
+
+def naming_flag(warning: Warning, option: str) -> Warning:
+    """`warning`, naming `option` if it is a DeviceCountWarning: how each command prints it."""
+    return warning.naming(option) if isinstance(warning, DeviceCountWarning) else warning
+
+
 class NoShardyFormError(ModuleError):
     """A valid GSPMD module that Shardy cannot express: a `{manual}` value crossing a function
     boundary or escaping its manual region (a manual computation's operands and results are

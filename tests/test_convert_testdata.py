@@ -58,7 +58,8 @@ def test_testdata_covers_real_model_code():
 def test_graph_compiles_to_the_same_program(entry, graph):
     converted = convert(graph, num_devices=entry["num_devices"], validate=True)
     assert "mhlo.sharding" not in converted
-    assert "sdy.mesh @mesh" in converted
+    # The global mesh, or only maximal meshes for a program placed whole on one device.
+    assert "sdy.mesh @mesh" in converted or "maximal" in entry["forms"]
     report = compare(graph, converted, entry["num_devices"])
     # Not just `report.ok`: a compiler difference would be an XLA bug met in our own testdata.
     assert report.verdict in (Verdict.SAME, Verdict.REASSOCIATED), str(report)

@@ -91,7 +91,7 @@ def _graphs():
 GRAPHS = list(_graphs())
 GSPMD_FILES = list(_entries("torch_xla_dump", "torch_xla_mlir", "jax_gspmd"))
 ALL_GSPMD_FILES = list(_entries("torch_xla_dump", "torch_xla_mlir", "jax_gspmd", ok=False))
-TWINS = list(_entries("jax_gspmd"))
+TWINS = [p for p in _entries("jax_gspmd") if p.values[0].get("twin")]  # maximal: no twin
 CALLS_SHMAP_BODY = ("shard_map_full", "shard_map_partial")
 
 

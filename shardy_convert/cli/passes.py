@@ -7,7 +7,7 @@ import warnings
 
 import click
 
-from ..errors import ShardyConvertError, ShardyConvertWarning, describe
+from ..errors import ShardyConvertError, ShardyConvertWarning, describe, naming_flag
 from .main import _Failed, _mesh_option, _num_devices_option
 
 
@@ -76,7 +76,8 @@ def _warnings_named(file: str, fn, *args):
     finally:  # passed on once recording has stopped
         for w in caught:
             ours = isinstance(w.message, ShardyConvertWarning)
-            warnings.warn(w.message.located(file=file) if ours else w.message, stacklevel=2)
+            message = naming_flag(w.message, "--num-devices N")
+            warnings.warn(message.located(file=file) if ours else message, stacklevel=2)
 
 
 @click.command("list-passes")

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from ..errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe
+from ..errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe, naming_flag
 from ..formats import dump
 from ..formats.output import write_all
 
@@ -114,8 +114,8 @@ def expand(inputs: Sequence[str]) -> list[Item]:
     for name in inputs:
         path = Path(name)
         if name != STDIN and path.is_dir():
-            found, note = directory.inputs(path)
-            if note:
+            found, notes = directory.inputs(path)
+            for note in notes:
                 warnings.warn(ShardyConvertWarning(note, file=name), stacklevel=2)
             if not found:
                 raise UsageError(
@@ -193,7 +193,7 @@ def process(job: Job, item: Item, data: bytes | None = None) -> Outcome:
             result, errors = job.apply(read_input(item.name) if data is None else data, item.name)
         except Exception as e:  # a bug of ours: reported with this input, the others go on
             return Outcome(item, None, (describe(e, item.name),))
-    notes = _notes([w.message for w in caught], item.name)
+    notes = _notes([naming_flag(w.message, "--num-devices N") for w in caught], item.name)
     messages = tuple(str(e.located(file=item.name)) for e in errors)
     usage = any(isinstance(e, UsageError) for e in errors)
     return Outcome(item, result, messages, notes, usage)

@@ -6,7 +6,13 @@ import warnings
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..errors import ModuleError, NoShardyFormError, ShardyConvertError, ShardyConvertWarning
+from ..errors import (
+    DeviceCountWarning,
+    ModuleError,
+    NoShardyFormError,
+    ShardyConvertError,
+    ShardyConvertWarning,
+)
 from ..ir.bindings import ir
 from ..ir.mlir import format_location
 from ..ir.sdy_attrs import MESH_OP, mesh_attr, replicated
@@ -39,7 +45,8 @@ MANUAL_BOUNDARIES = ("SPMDFullToShardShape", "SPMDShardToFullShape")
 class ImportShardingsPass:
     """Derives one global `sdy.mesh @mesh` from all shardings of the module (plus one
     single-device mesh per maximal device) and replaces every `mhlo.sharding` on func
-    arguments, results and ops by the equivalent `sdy.sharding`. A mesh is always emitted;
+    arguments, results and ops by the equivalent `sdy.sharding`. The global mesh is emitted
+    unless every sharding is maximal (nothing would be placed on it);
     the manual-region custom calls keep their strings for import-custom-calls. Unannotated
     arguments and results of `@main` become closed replicated where XLA's compile options
     would not let propagation reach them (`allow_spmd_sharding_propagation_to_parameters`
@@ -63,9 +70,12 @@ class ImportShardingsPass:
         except ShardyConvertError as e:
             raise e.located(location=_blame(found, count, self.mesh)) from None
         closed = self.closed_unannotated(module)
+        global_mesh = plan.uses_mesh or bool(closed)
+        if global_mesh and not plan.device_count_known:
+            warnings.warn(DeviceCountWarning(), stacklevel=2)
         _check_even(found, plan, self.strict)
         with module.context:
-            _insert_meshes(module, plan)
+            _insert_meshes(module, plan, global_mesh)
             _import(module, found, plan)
             _close(module, closed)
 
@@ -119,13 +129,6 @@ class ImportShardingsPass:
         plan = plan_mesh(shardings, num_devices=count, hint=self.mesh)
         if not plan.device_count_known and self.fallback_devices:
             plan = plan_mesh(shardings, num_devices=self.fallback_devices, hint=self.mesh)
-        if not plan.device_count_known:
-            warnings.warn(
-                "no sharding, mhlo.num_partitions or --num-devices says how many devices this "
-                "module runs on; emitting a 1-device mesh",
-                ShardyConvertWarning,
-                stacklevel=2,
-            )
         return plan
 
 
@@ -210,8 +213,11 @@ def _blame(found: list[tuple[Site, HloSharding]], count, hint) -> str | None:
     return found[0][0].location if found else None
 
 
-def _insert_meshes(module: ir.Operation, plan: MeshPlan) -> None:
-    meshes = [("mesh", plan.mesh)] + [(maximal_mesh_name(d), Mesh((), (d,))) for d in plan.maximal]
+def _insert_meshes(module: ir.Operation, plan: MeshPlan, global_mesh: bool) -> None:
+    """`@mesh` (unless nothing is placed on it: every sharding maximal), then one single-device
+    mesh per maximal device."""
+    meshes = [("mesh", plan.mesh)] if global_mesh else []
+    meshes += [(maximal_mesh_name(d), Mesh((), (d,))) for d in plan.maximal]
     ip = ir.InsertionPoint.at_block_begin(body(module))
     for name, mesh in meshes:
         ir.Operation.create(

@@ -201,6 +201,9 @@ class MeshPlan:
     order: tuple[int, ...] | None = None
     maximal: tuple[int, ...] = ()
     device_count_known: bool = True
+    # Whether any sharding is placed on the global mesh (not all of them maximal, each on a
+    # mesh of its one device): without, the module needs no `@mesh` and no device count.
+    uses_mesh: bool = True
 
     @property
     def axis_sizes(self) -> dict[str, int]:
@@ -336,7 +339,11 @@ def plan_mesh(
         spans = spans_from_breakpoints(chain)
     axes = tuple((span.name, span.size) for span in spans)
     mesh = Mesh(axes, order if order and order != tuple(range(n)) else None)
-    return MeshPlan(mesh, tuple(spans), order, maximal, device_count_known=counted is not None)
+    uses_mesh = not leaves or any(s.kind is not Kind.MAXIMAL for s in leaves)
+    known = counted is not None
+    return MeshPlan(
+        mesh, tuple(spans), order, maximal, device_count_known=known, uses_mesh=uses_mesh
+    )
 
 
 def _checked_order(order: Sequence[int], n: int) -> tuple[int, ...] | None:

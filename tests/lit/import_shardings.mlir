@@ -76,6 +76,23 @@ module @all_replicated_still_has_a_mesh attributes {mhlo.num_partitions = 4 : i3
 
 // -----
 
+// Only maximal shardings: each on its one device's mesh, no global mesh beside them (nothing
+// is placed on it) and no device count needed.
+// CHECK-LABEL: module @only_maximal_has_no_global_mesh
+// CHECK-NOT: sdy.mesh @mesh
+// CHECK: sdy.mesh @maximal_mesh_3 = <[], device_ids=[3]>
+// CHECK-NOT: sdy.mesh @mesh
+// CHECK: func.func @main
+// CHECK-SAME{LITERAL}: sdy.sharding = #sdy.sharding<@maximal_mesh_3, []>
+// CHECK-SAME{LITERAL}: sdy.sharding = #sdy.sharding<@maximal_mesh_3, []>
+module @only_maximal_has_no_global_mesh {
+  func.func @main(%arg0: tensor<8xf32> {mhlo.sharding = "{maximal device=3}"}) -> (tensor<8xf32> {mhlo.sharding = "{maximal device=3}"}) {
+    return %arg0 : tensor<8xf32>
+  }
+}
+
+// -----
+
 // Maximal, unknown, tuples and ops.
 // CHECK-LABEL: module @maximal_unknown_and_tuples
 // CHECK: sdy.mesh @mesh = <["_axis_0"=4]>

@@ -12,11 +12,12 @@ A failing file or graph is reported and the batch goes on.
 from __future__ import annotations
 
 import contextlib
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ...converter import convert, is_shardy
-from ...errors import InternalError, ShardyConvertError
+from ...errors import InternalError, ShardyConvertError, ShardyConvertWarning, naming_flag
 from ...formats import dump, hlo
 from ...formats import module as formats
 from ...ir.bindings import ir
@@ -141,15 +142,19 @@ def _convert(
         if _is_shardy(source.text):
             graph.outcome = GraphCheck(graph.where)
             return graph
-        converted = convert(
-            source.text,
-            mesh=mesh,
-            fallback_devices=fallback,
-            validate=True,
-            match_gspmd_boundary=match,
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ShardyConvertWarning)
+            converted = convert(
+                source.text,
+                mesh=mesh,
+                fallback_devices=fallback,
+                validate=True,
+                match_gspmd_boundary=match,
+            )
+        for w in caught:  # passed on, naming check's own flag
+            warnings.warn(naming_flag(w.message, "--devices N"), stacklevel=2)
         graph.original, graph.converted = source.text, converted
-        graph.devices = device_count(converted)
+        graph.devices = device_count(converted, fallback)
     except ShardyConvertError:
         raise
     except Exception as e:
@@ -162,15 +167,21 @@ def _is_shardy(text: str) -> bool:
         return is_shardy(parse_module(text, ctx).operation)
 
 
-def device_count(text: str) -> int:
+def device_count(text: str, fallback: int | None = None) -> int:
     """Devices a Shardy module runs on: its meshes (axes, `device_ids`) and
-    `mhlo.num_partitions`, whichever is largest."""
+    `mhlo.num_partitions`, whichever is largest; and `fallback` (`--devices`) where neither
+    says a count (no `mhlo.num_partitions`, no mesh with axes: every value replicated, or
+    placed whole on one device, whose id only says the count is at least that)."""
 
     with new_context() as ctx:
         module = parse_module(text, ctx).operation
         counts = [1]
         if "mhlo.num_partitions" in module.attributes:
             counts.append(ir.IntegerAttr(module.attributes["mhlo.num_partitions"]).value)
-        for mesh in read_meshes(module).values():
+        meshes = read_meshes(module).values()
+        for mesh in meshes:
             counts += [mesh.size, max(mesh.device_ids or (-1,)) + 1]
+        said = "mhlo.num_partitions" in module.attributes or any(m.axes for m in meshes)
+        if fallback and not said:
+            counts.append(fallback)
         return max(counts)

@@ -68,17 +68,21 @@ class GspmdReader(Reader):
         return plan
 
     def _describe(self, plan: MeshPlan, source: str) -> None:
+        """The meshes convert emits (no `@mesh` when every sharding is maximal: nothing is
+        placed on it, and nothing needs the device count) and the device count."""
         result = self.result
-        result.meshes = [(MESH_NAME, str(plan.mesh))]
+        result.meshes = [(MESH_NAME, str(plan.mesh))] if plan.uses_mesh else []
         result.meshes += [(maximal_mesh_name(d), str(Mesh((), (d,)))) for d in plan.maximal]
         if plan.device_count_known:
             result.num_devices, result.device_count_from = plan.mesh.size, source
             return
+        if not plan.uses_mesh:
+            return
         self.finding(
             "warning",
             "no-device-count",
-            "every sharding is replicated and there is no mhlo.num_partitions: nothing says "
-            "how many devices this graph runs on (convert emits a 1-device mesh unless given "
+            "no sharding is tiled and there is no mhlo.num_partitions: nothing says how many "
+            "devices this graph runs on (convert emits a mesh with no axes unless given "
             "--num-devices)",
         )
 
