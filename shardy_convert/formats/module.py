@@ -156,7 +156,7 @@ def _what(data: str | bytes) -> str:
     return hlo.kind(data) or "bytecode"
 
 
-def _child_error(child: subprocess.CompletedProcess, what: str) -> NoReturn:
+def _child_error(child: subprocess.CompletedProcess, what: str = "bytecode") -> NoReturn:
     if child.returncode == 1 and child.stdout.startswith(b"{"):
         raise _reported_error(json.loads(child.stdout), what)
     if child.returncode < 0:
