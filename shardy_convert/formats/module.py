@@ -148,7 +148,7 @@ def read_isolated(data: str | bytes) -> str:
     _child_error(child, what)
 
 
-_FATAL = re.compile(r"F\d{4} [\d:. ]+\d+ [\w.]+:\d+\] ")
+_FATAL = re.compile(r"(?:F\d{4} [\d:. ]+|[\d-]+ [\d:.]+: F )[^\]]*:\d+\] ")
 
 
 def _what(data: str | bytes) -> str:
@@ -167,7 +167,8 @@ def _child_error(child: subprocess.CompletedProcess, what: str = "bytecode") -> 
     else:
         how = f"exit code {child.returncode}"
     lines = child.stderr.decode("utf-8", "replace").strip().splitlines()
-    # A failed CHECK's own line (glog: `F0000 00:00:... file.cc:188] Check failed: ...`)
+    # A failed CHECK's own line (glog: `F0000 00:00:... file.cc:188] Check failed: ...`, older
+    # `2025-01-01 00:00:00.000: F file.cc:164] ...`)
     # says more than the stack trace after it.
     fatal = [line.split("] ", 1)[-1] for line in lines if _FATAL.match(line)]
     last = fatal[:1] or lines[-1:]
