@@ -54,8 +54,8 @@ def kind(data: str | bytes) -> str | None:
     raw = data[:4096].encode("utf-8", "replace") if isinstance(data, str) else data
     if _HEADER.match(raw[:4096]):
         return TEXT
-    if isinstance(data, str) or raw.startswith(b"ML\xefR"):
-        return None
+    if isinstance(data, str) or raw[:1] != b"\n" or _looks_like_text(raw):
+        return None  # every HLO proto form starts with its field 1, a message (0x0a)
     try:
         _unwrap(raw)
     except ValueError:
@@ -66,7 +66,7 @@ def kind(data: str | bytes) -> str | None:
 def proto_problem(data: str | bytes) -> str | None:
     """Why binary `data` that starts like every HLO proto form (field 1, a message) is none,
     for an error message; None for anything else (text, bytecode, a real proto)."""
-    if not isinstance(data, bytes) or data[:1] != b"\n" or _is_utf8(data):
+    if not isinstance(data, bytes) or data[:1] != b"\n" or _looks_like_text(data):
         return None
     try:
         _unwrap(data)
@@ -228,6 +228,16 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
         if not data[k] & 0x80:
             return value, k + 1
     raise ValueError(f"a varint at byte {pos} does not end")
+
+
+def _looks_like_text(data: bytes, head: int = 4096) -> bool:
+    """Whether the first `head` bytes are UTF-8 (a multi-byte character cut at the end aside):
+    text, not a proto, whose varints (every length past 127) are no UTF-8."""
+    try:
+        data[:head].decode("utf-8")
+    except UnicodeDecodeError as e:
+        return e.start > head - 4 and e.reason == "unexpected end of data"
+    return True
 
 
 def _is_utf8(value: int | bytes) -> bool:

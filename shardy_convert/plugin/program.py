@@ -10,7 +10,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import ShardyConvertError
-from ..formats import hlo
 from . import compile_options
 
 
@@ -41,6 +40,8 @@ def convert_program(
     Raises ShardyConvertError naming the graph."""
     opts = compile_options.parse(options)
     if form in ("hlo", "hlo_with_config"):  # an HloModuleProto(WithConfig): formats/hlo.py
+        from ..formats import hlo  # MLIR: not at import (the wrapper stays light)
+
         code = hlo.to_stablehlo(code)
     elif form != "mlir":
         raise ShardyConvertError(

@@ -3,10 +3,12 @@
 // RUN: not shardy-convert opt %s -p 'import-shardings{fallback-devices=0}' 2>&1 | filecheck %s --check-prefix=BAD
 
 // Nothing in the module says how many devices it runs on (every sharding replicated, no
-// mhlo.num_partitions): fallback-devices gives the count, else a 1-device mesh and a warning.
+// mhlo.num_partitions): fallback-devices gives the count, else a mesh with no axes and a
+// warning naming opt's flag.
 // CHECK-NOT: warning
 // CHECK: sdy.mesh @mesh = <["_axis_0"=4]>
-// NONE: warning: no sharding, mhlo.num_partitions or --num-devices says how many devices
+// NONE: warning: no sharding, mhlo.num_partitions or device count says how many devices
+// NONE-SAME: give the count with --num-devices N
 // NONE: sdy.mesh @mesh = <[]>
 // BAD: Error: pass import-shardings: option fallback-devices must be a positive count, not "0"
 module @all_replicated {
