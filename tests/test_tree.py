@@ -124,3 +124,15 @@ def test_each_floor_says_what_it_may_use(folder):
 @pytest.mark.parametrize("module", [m for m in MODULES if _room(".".join(_dotted(m))) != "cli"])
 def test_click_stays_in_the_command_line(module):
     assert not any(name.split(".")[0] == "click" for _, name in _imports(module))
+
+
+def test_the_names_the_c_wrapper_imports_exist():
+    """The C side of the plugin wrapper calls Python functions by name; a move must follow."""
+    import importlib
+    import re
+
+    source = (PACKAGE / "plugin" / "_wrapper" / "pjrt_shardy_wrapper.c").read_text()
+    names = set(re.findall(r'"(shardy_convert[\w.]*):(\w+)"', source))
+    assert {name for _, name in names} >= {"on_compile", "relabel_program"}
+    for module, name in sorted(names):
+        assert callable(getattr(importlib.import_module(module), name)), f"{module}:{name}"
