@@ -18,7 +18,7 @@ from .conftest import TESTDATA
 
 MIXTRAL = TESTDATA / "torch_xla" / "hf_mixtral_moe.dump"  # 10 graphs, the largest dump
 GOLDEN = TESTDATA / "golden" / "torch_xla" / "hf_mixtral_moe.dump"
-COPIES = 6  # a batch long enough that every delay below falls inside it
+COPIES = 24  # a batch long enough that every delay below falls inside it, on a fast machine too
 
 
 def _script() -> list[str]:
