@@ -20,6 +20,11 @@ Outputs in bench/out/ (git-ignored):
   big.mlir                     the 64-device transformer with BIG_LAYERS layers (>= 10 MB)
   small.dump                   a torch_xla dump (XLA_STABLEHLO_COMPILE=1 XLA_SAVE_TENSORS_FILE
                                XLA_SAVE_TENSORS_FMT=stablehlo) of one block on 8 devices
+  cost_llama.mlir              real-size models for the program-cost section (bench_cost.py):
+  cost_gpt2.mlir               one training step each, [loss] + gradients, lowered and never
+  cost_resnet18.mlir           run, 8 devices: HF Llama 2048 wide (TP x DP), HF GPT-2 1024
+                               wide (2-D mesh), torchvision ResNet-18 224x224 batch 32
+                               (spatial sharding)
 """
 
 from __future__ import annotations
@@ -45,7 +50,11 @@ INPUTS = {
     "forward256_permuted": ("forward256", 256, {"layers": 48}),
     "big": ("transformer", 64, {"layers": BIG_LAYERS}),
     "small": ("small_dump", 8, {}),
+    "cost_llama": ("cost_llama", 8, {}),
+    "cost_gpt2": ("cost_gpt2", 8, {}),
+    "cost_resnet18": ("cost_resnet18", 8, {}),
 }
+COST_INPUTS = ["cost_llama", "cost_gpt2", "cost_resnet18"]
 
 
 def path_of(name: str) -> Path:
@@ -161,12 +170,106 @@ def child_small_dump() -> None:
     loss.cpu()
 
 
+def _train_step_stablehlo(torch, xm, model, loss_of) -> str:
+    """One training step lowered, never run: the loss and every gradient as outputs."""
+    loss = loss_of(model)
+    loss.backward()
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    return xm.get_stablehlo([loss, *grads])
+
+
+def _lm_step(np, torch, torch_xla, xm, xs, model, rules, batch, length, vocab) -> str:
+    """An HF causal LM's step on mesh (2, 4) ('data', 'model'): parameters sharded by `rules`
+    (name suffixes -> partition spec), a (batch, length) batch of ids on 'data'."""
+    dev = torch_xla.device()
+    mesh = xs.Mesh(np.arange(8), (2, 4), ("data", "model"))
+    model = model.to(dev)
+    for name, p in model.named_parameters():
+        spec = next((spec for suffixes, spec in rules if name.endswith(suffixes)), None)
+        if spec is not None:
+            xs.mark_sharding(p, mesh, spec)
+    ids = torch.randint(0, vocab, (batch, length)).to(dev)
+    xs.mark_sharding(ids, mesh, ("data", None))
+    return _train_step_stablehlo(torch, xm, model, lambda m: m(input_ids=ids, labels=ids).loss)
+
+
+def child_cost_llama() -> str:
+    """HF Llama, 2048 wide (TinyLlama's widths, 2 layers), Megatron TP on 'model' x DP."""
+    np, torch, torch_xla, xm, xs = _torch_xla()
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(
+        vocab_size=32000,
+        hidden_size=2048,
+        intermediate_size=5632,
+        num_hidden_layers=2,
+        num_attention_heads=32,
+        num_key_value_heads=4,
+        max_position_embeddings=512,
+    )
+    column = ("q_proj", "k_proj", "v_proj", "gate_proj", "up_proj", "lm_head")
+    rules = [
+        (tuple(f"{c}.weight" for c in column), ("model", None)),
+        (("o_proj.weight", "down_proj.weight", "embed_tokens.weight"), (None, "model")),
+    ]
+    model = LlamaForCausalLM(config)
+    return _lm_step(np, torch, torch_xla, xm, xs, model, rules, 8, 256, 32000)
+
+
+def child_cost_gpt2() -> str:
+    """HF GPT-2, 1024 wide (GPT-2 medium's width, 2 layers), on the 2-D mesh as hf_gpt2_2d."""
+    np, torch, torch_xla, xm, xs = _torch_xla()
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    config = GPT2Config(
+        vocab_size=50257,
+        n_positions=1024,
+        n_embd=1024,
+        n_layer=2,
+        n_head=16,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,
+    )
+    rules = [
+        (("c_attn.weight", "c_fc.weight", "wte.weight"), (None, "model")),
+        (("c_proj.weight",), ("model", None)),
+    ]
+    return _lm_step(np, torch, torch_xla, xm, xs, GPT2LMHeadModel(config), rules, 8, 512, 50257)
+
+
+def child_cost_resnet18() -> str:
+    """torchvision ResNet-18, images (32, 3, 224, 224) sharded spatially on mesh (2, 2, 2)
+    ('data', 'h', 'w'), as resnet18_spatial at a real size."""
+    np, torch, torch_xla, xm, xs = _torch_xla()
+    import torchvision
+
+    dev = torch_xla.device()
+    mesh = xs.Mesh(np.arange(8), (2, 2, 2), ("data", "h", "w"))
+    model = torchvision.models.resnet18(num_classes=1000).to(dev)
+    x = torch.randn(32, 3, 224, 224).to(dev)
+    y = torch.randint(0, 1000, (32,)).to(dev)
+    xs.mark_sharding(x, mesh, ("data", None, "h", "w"))
+    xs.mark_sharding(y, mesh, ("data",))
+    loss_of = lambda m: torch.nn.functional.cross_entropy(m(x), y)  # noqa: E731
+    return _train_step_stablehlo(torch, xm, model, loss_of)
+
+
+CHILDREN = {
+    "transformer": child_transformer,
+    "forward256": child_forward256,
+    "cost_llama": child_cost_llama,
+    "cost_gpt2": child_cost_gpt2,
+    "cost_resnet18": child_cost_resnet18,
+}
+
+
 def child(name: str, result: Path) -> None:
     kind, _, opts = INPUTS[name]
     if kind == "small_dump":
         child_small_dump()
         return
-    text = {"transformer": child_transformer, "forward256": child_forward256}[kind](**opts)
+    text = CHILDREN[kind](**opts)
     result.write_text(text)
 
 

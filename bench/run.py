@@ -20,6 +20,10 @@
 7. The plugin wrapper's hook on the largest real torch_xla graph of testdata/ (by portable
    artifact size), next to xla-cpu-pjrt's own compile of it (bench_wrapper.py; alone:
    --wrapper-only).
+8. Program cost at real sizes (bench_cost.py; alone: --cost-only): HF Llama 2048 wide, GPT-2
+   1024 wide, ResNet-18 224x224 batch 32, one training step each compiled (never run) with
+   GSPMD, with Shardy, and with Shardy after match_gspmd_boundary; and that option's price per
+   program (its extra GSPMD compile).
 Then a PASS/MISS line per target of issues 4 and 10. Timings are printed, never asserted: exit 0
 unless the benchmark itself could not run.
 """
@@ -424,6 +428,9 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--wrapper-only", action="store_true", help="only the plugin wrapper's hook (section 7)"
     )
+    ap.add_argument(
+        "--cost-only", action="store_true", help="only the program-cost section (section 8)"
+    )
     ap.add_argument("--worker", nargs=2, metavar=("WHAT", "FILE"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
@@ -434,12 +441,19 @@ def main(argv=None) -> int:
         print(f"load average at start {_loadavg()}")
         print_wrapper_target(plugin_wrapper_cost(max(args.runs, 10)))
         return 0
+    if args.cost_only:
+        print(f"shardy-convert bench -- {machine()}")
+        print(f"load average at start {_loadavg()}")
+        if not args.no_inputs:
+            make(args.torch_python, args.force_inputs, make_inputs.COST_INPUTS)
+        program_costs()
+        return 0
 
     modules = args.only or MODULES
     print(f"shardy-convert bench -- {machine()}")
     print(f"load average at start {_loadavg()}")
     if not args.no_inputs:
-        make(args.torch_python, args.force_inputs, [*modules, "small"])
+        make(args.torch_python, args.force_inputs, [*modules, "small", *make_inputs.COST_INPUTS])
     rows = module_table(modules, args.runs, args.budget)
 
     print()
@@ -465,9 +479,22 @@ def main(argv=None) -> int:
     hook = hook_cache_hit(make_inputs.path_of(REFERENCE if REFERENCE in modules else modules[0]))
     print(hook[1])
     wrapper_ms = plugin_wrapper_cost(max(args.runs, 10))
+    program_costs()
     print_targets(rows, cs, v1v2_ms, hook)
     print_wrapper_target(wrapper_ms)
     return 0
+
+
+def program_costs() -> None:
+    """Section 8: bench_cost.py on the real-size inputs, its table printed as it is."""
+    paths = [str(make_inputs.path_of(n)) for n in make_inputs.COST_INPUTS]
+    print("\nprogram cost at real sizes (GSPMD vs Shardy vs Shardy with GSPMD's boundary):")
+    start = time.perf_counter()
+    p = subprocess.run(
+        [sys.executable, str(BENCH / "bench_cost.py"), *paths], capture_output=True, text=True
+    )
+    print(p.stdout.rstrip() or f"  not measured: {(p.stderr.strip().splitlines() or ['?'])[-1]}")
+    print(f"  (section 8: {time.perf_counter() - start:.0f} s, load average {_loadavg()})")
 
 
 # The plugin wrapper's hook on the largest real torch_xla graph of the committed test data (by

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""`make bench`, program cost: what each partitioner compiles for real-size models, and what
+`match_gspmd_boundary` costs per program.
+
+    .venv/bin/python bench/bench_cost.py bench/out/cost_llama.mlir ... [--devices 8] [--json]
+
+Each input (bench/make_inputs.py: one training step of HF Llama 2048 wide, HF GPT-2 1024 wide,
+torchvision ResNet-18 224x224 batch 32, lowered by torch_xla and never run) is compiled, never
+run, on jaxlib's CPU client with 8 devices, in a process of its own:
+  GSPMD     the original, with torch_xla's compile options (propagation to the outputs on)
+  Shardy    convert(original), the Shardy partitioner
+  matched   convert(original, match_gspmd_boundary=True), the Shardy partitioner
+Costs come from check's cost report (`commands/check/cost.py`: collectives and their result
+bytes in the optimized HLO, XLA's memory stats, cost-analysis FLOPs, XLA's involuntary
+rematerialization warnings); outputs whose compiled sharding differs from GSPMD's are counted.
+The price of matching is the extra GSPMD compile (`match s`), set against the Shardy compile
+of the same program. Printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def _compile(text, n: int, *, shardy: bool):
+    """(executable, XLA's fd-2 log, seconds) with torch_xla's propagation flags."""
+    import numpy as np
+    from jax._src.lib import xla_client as xc
+
+    from shardy_convert.commands.check.client import _backend, ensure_devices
+    from shardy_convert.ir.legacy_i1 import i1_hex_for_parser
+    from shardy_convert.ir.mlir import cpp_stderr
+
+    ensure_devices(n)
+    backend = _backend()
+    options = xc.CompileOptions()
+    build = options.executable_build_options
+    build.num_partitions, build.num_replicas = n, 1
+    build.use_spmd_partitioning = True
+    build.use_shardy_partitioner = shardy
+    build.allow_spmd_sharding_propagation_to_output = [True]
+    build.device_assignment = xc.DeviceAssignment.create(np.arange(n).reshape(1, n))
+    devices = xc.DeviceList(tuple(backend.devices()[:n]))
+    start = time.perf_counter()
+    with cpp_stderr() as log:
+        exe = backend.compile_and_load(i1_hex_for_parser(text), devices, options)
+    return exe, "".join(log), time.perf_counter() - start
+
+
+def _outputs(exe) -> list[str]:
+    from jax._src.lib import xla_client as xc
+
+    return [str(xc.HloSharding.from_proto(p)) for p in exe.get_output_shardings() or []]
+
+
+def _cost(exe, log: str, seconds: float) -> dict:
+    from shardy_convert.commands.check.cost import program_cost
+
+    cost = program_cost(exe, log)
+    return {
+        "collectives": cost.collectives,
+        "collective_bytes": cost.collective_bytes,
+        "temp_bytes": cost.temp_bytes,
+        "flops": cost.flops,
+        "rematerializations": cost.rematerializations,
+        "compile_s": seconds,
+    }
+
+
+def measure(path: str, n: int) -> dict:
+    """One input's three programs (runs in a child process: see main)."""
+    import warnings
+
+    from shardy_convert import convert
+    from shardy_convert.passes import gspmd_boundary
+    from shardy_convert.sharding import parse
+
+    text = Path(path).read_text()
+    out = {"input": Path(path).name, "bytes": len(text.encode()), "devices": n}
+    exe, log, seconds = _compile(text, n, shardy=False)
+    out["gspmd"], reference = _cost(exe, log, seconds), _outputs(exe)
+    del exe
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        start = time.perf_counter()
+        plain = convert(text)
+        out["convert_s"] = time.perf_counter() - start
+        start = time.perf_counter()
+        matched = convert(text, match_gspmd_boundary=True)
+        out["convert_matched_s"] = time.perf_counter() - start
+    out["warnings"] = [str(w.message) for w in caught]
+    # The extra GSPMD compile convert() made (jaxlib's own client, LLVM at -O0): its cache holds
+    # the figure; a cache hit would cost nothing.
+    out["match_s"] = max(b.seconds for b in gspmd_boundary._cache.values())
+    for name, module in (("shardy", plain), ("matched", matched)):
+        exe, log, seconds = _compile(module, n, shardy=True)
+        out[name] = _cost(exe, log, seconds)
+        outputs = _outputs(exe)
+        out[name]["outputs_unlike_gspmd"] = sum(
+            parse(a) != parse(b) for a, b in zip(outputs, reference)
+        )
+        del exe
+    out["outputs"] = len(reference)
+    return out
+
+
+def _ratio(a, b) -> str:
+    if a is None or b is None:
+        return "n/a"
+    return "=" if a == b else (f"{a / b:.2f}x" if b else "inf")
+
+
+def _mb(x) -> str:
+    return "n/a" if x is None else f"{x / 1e6:.1f}"
+
+
+def report(rows: list[dict]) -> None:
+    print(
+        f"\n{'program':<20}{'compiled by':<12}{'coll.':>6}{'coll. MB':>10}{'temp MB':>9}"
+        f"{'GFLOP':>8}{'remat':>6}{'outs != GSPMD':>14}{'bytes':>8}{'temp':>7}{'compile s':>10}"
+    )
+    for r in rows:
+        if "error" in r:
+            print(f"{r['input']:<20}{r['error']}")
+            continue
+        g = r["gspmd"]
+        for name in ("gspmd", "shardy", "matched"):
+            c = r[name]
+            differ = "" if name == "gspmd" else f"{c['outputs_unlike_gspmd']} of {r['outputs']}"
+            flops = "n/a" if c["flops"] is None else f"{c['flops'] / 1e9:.1f}"
+            remat = "n/a" if c["rematerializations"] is None else str(c["rematerializations"])
+            label = {"gspmd": "GSPMD", "shardy": "Shardy", "matched": "Shardy+match"}[name]
+            print(
+                f"{(r['input'] if name == 'gspmd' else ''):<20}{label:<12}{c['collectives']:>6}"
+                f"{_mb(c['collective_bytes']):>10}{_mb(c['temp_bytes']):>9}{flops:>8}{remat:>6}"
+                f"{differ:>14}{_ratio(c['collective_bytes'], g['collective_bytes']):>8}"
+                f"{_ratio(c['temp_bytes'], g['temp_bytes']):>7}{c['compile_s']:>10.1f}"
+            )
+    print(
+        "  (one device's program; coll. MB = the result bytes of every collective; ratios "
+        "against GSPMD's program; compiled, never run, 8 CPU devices)"
+    )
+    print("match_gspmd_boundary's price per distinct program (the extra GSPMD compile):")
+    for r in rows:
+        if "error" in r:
+            continue
+        shardy = r["shardy"]["compile_s"]
+        share = r["match_s"] / shardy
+        print(
+            f"  {r['input']:<20} {r['match_s']:6.1f} s GSPMD compile at LLVM -O0 (convert "
+            f"{r['convert_s'] * 1e3:.0f} ms -> {r['convert_matched_s']:.1f} s), next to "
+            f"{shardy:.1f} s for the Shardy program's own compile here (+{share:.0%})"
+        )
+        for w in r["warnings"]:
+            print(f"    warning: {w}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("inputs", nargs="+")
+    ap.add_argument("--devices", type=int, default=8)
+    ap.add_argument("--json", action="store_true", help="one JSON line of all rows")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        print(json.dumps(measure(args.inputs[0], args.devices)))
+        return 0
+    rows = []
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="1")  # keep XLA's warnings (rematerialization)
+    for path in args.inputs:
+        if not Path(path).exists():
+            rows.append({"input": Path(path).name, "error": "missing (bench/make_inputs.py)"})
+            continue
+        start = time.perf_counter()
+        command = [sys.executable, __file__, path, "--devices", str(args.devices), "--child"]
+        p = subprocess.run(command, capture_output=True, text=True, env=env)
+        try:
+            row = json.loads(p.stdout.strip().splitlines()[-1])
+        except (IndexError, ValueError):
+            last = (p.stderr.strip().splitlines() or ["?"])[-1]
+            row = {"input": Path(path).name, "error": f"failed: {last[:200]}"}
+        row["wall_s"] = time.perf_counter() - start
+        rows.append(row)
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        report(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
