@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
+# Editable installs: setuptools (>= 80) prints an "Editable installation ... be careful with
+# folders named like your package" notice on every install; it says nothing about this project.
+EDITABLE := PYTHONWARNINGS='ignore:Editable installation'
 # torch 2.9.0 + torch-xla 2.9.0 (~7.5 GB) live in a venv of their own: only `make testdata`
 # and the bench inputs need them.
 TORCH_VENV ?= .venv-torch
@@ -28,7 +31,7 @@ $(PY):
 	$(PIP) install --quiet --upgrade pip
 
 install: $(PY) ## create .venv and install shardy-convert with its test tools (editable)
-	$(PIP) install --quiet -e '.[test]'
+	$(EDITABLE) $(PIP) install --quiet -e '.[test]'
 	@$(VENV)/bin/shardy-convert --version
 
 quick: lint ## ruff, then the suite without the slow compile proofs (lit included; no torch_xla, no oldest jax)
@@ -43,7 +46,7 @@ test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileChe
 # xla-cpu-pjrt plugin in the torch venv: every target that uses the venv depends on this stamp.
 TORCH_E2E := $(TORCH_VENV)/.e2e-installed
 $(TORCH_E2E): $(TORCH_PY) pyproject.toml setup.py
-	$(TORCH_VENV)/bin/pip install --quiet -e '.[torch-xla,test]'
+	$(EDITABLE) $(TORCH_VENV)/bin/pip install --quiet -e '.[torch-xla,test]'
 	@touch $@
 
 test-e2e: $(TORCH_E2E) ## stock torch_xla 2.9 through the PJRT plugin wrapper on xla-cpu-pjrt vs its CPU runtime (venv .venv-torch)
@@ -53,7 +56,7 @@ OLDEST_STAMP := $(OLDEST_VENV)/.installed
 $(OLDEST_STAMP): pyproject.toml setup.py
 	test -x $(OLDEST_PY) || $(PYTHON) -m venv $(OLDEST_VENV)
 	$(OLDEST_VENV)/bin/pip install --quiet --upgrade pip
-	$(OLDEST_VENV)/bin/pip install --quiet -e '.[test]' 'jax==$(JAX_OLDEST)' 'jaxlib==$(JAX_OLDEST)'
+	$(EDITABLE) $(OLDEST_VENV)/bin/pip install --quiet -e '.[test]' 'jax==$(JAX_OLDEST)' 'jaxlib==$(JAX_OLDEST)'
 	@$(OLDEST_PY) -c "import jax, jaxlib; assert jax.__version__ == jaxlib.__version__ == '$(JAX_OLDEST)'"
 	@touch $@
 
@@ -71,7 +74,7 @@ format: ## ruff format and autofix
 $(TORCH_PY):
 	$(PYTHON) -m venv $(TORCH_VENV)
 	$(TORCH_VENV)/bin/pip install --quiet --upgrade pip
-	$(TORCH_VENV)/bin/pip install --quiet -e '.[torch-xla]'
+	$(EDITABLE) $(TORCH_VENV)/bin/pip install --quiet -e '.[torch-xla]'
 
 testdata: $(TORCH_E2E) ## regenerate testdata/ with real torch_xla 2.9 and JAX runs (venv .venv-torch with the torch-xla extra, ~7.5 GB, ~2 min)
 	$(TORCH_PY) testdata/make_testdata.py

@@ -46,21 +46,23 @@ class Located:
         self.graph = self.graph if self.graph is not None else graph
         return self
 
-    def describe(self) -> str:
+    def describe(self, kind: bool = True) -> str:
         graph = None if self.graph is None else f"graph {self.graph}"
         prefix = ":".join(p for p in (self.file, graph, self.location) if p)
         head = f"{prefix}: " if prefix else ""
-        return f"{head}{self.kind}: {self.message}"
+        return f"{head}{self.kind}: {self.message}" if kind else f"{head}{self.message}"
 
 
 class ShardyConvertError(Located, Exception):
-    """A conversion failure with an optional location (see `Located`); `str()` is the
-    located line."""
+    """A conversion failure with an optional location (see `Located`). `str()` is the
+    message after its location (``FILE[:graph N]:LOC: MESSAGE``: a traceback reads
+    ``ShardyConvertError: model.mlir:1:17: ...``); `describe()` is the line the CLI prints,
+    with `error:` before the message."""
 
     kind = "error"
 
     def __str__(self) -> str:
-        return self.describe()
+        return self.describe(kind=False)
 
 
 class ShardingSyntaxError(ShardyConvertError):
@@ -90,6 +92,11 @@ class ModuleError(ShardyConvertError):
 
 class DumpError(ShardyConvertError):
     """A torch_xla dump file with no graphs or an unterminated graph."""
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 output`, `2 outputs`: how messages count things."""
+    return f"{count} {noun}{'s' * (count != 1)}"
 
 
 def clip(value: object, limit: int = 120) -> str:
@@ -140,7 +147,7 @@ def describe(error: BaseException, file: str | None = None) -> str:
         return f"{where}: error: {error.strerror}" if where else f"error: {error.strerror}"
     if not isinstance(error, ShardyConvertError):
         error = InternalError(error)
-    return str(error.located(file=file))
+    return error.located(file=file).describe()
 
 
 class ShardyConvertWarning(Located, UserWarning):

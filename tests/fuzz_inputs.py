@@ -505,7 +505,12 @@ def tuple_count_mismatch(rng: random.Random) -> Case:
     )
     if results == 1:
         text = text.replace("%0:1 =", "%0 =")
-    return Case("tuple_count_mismatch", text, (f"has {count} elements but the op has",), 3)
+    return Case(
+        "tuple_count_mismatch",
+        text,
+        (f"has {count} element{'s' * (count != 1)} but the op has",),
+        3,
+    )
 
 
 _REGION = "\n".join(

@@ -227,7 +227,7 @@ def test_full_disk_is_reported_with_the_path(tmp_path, monkeypatch):
             return self.fd
 
     monkeypatch.setattr(batch.os, "fdopen", Full)
-    with pytest.raises(ShardyConvertError, match=f"^{out}: error: cannot write: No space left"):
+    with pytest.raises(ShardyConvertError, match=f"^{out}: cannot write: No space left"):
         batch.write("module {}", out)
     assert out.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.mlir"]
@@ -238,7 +238,7 @@ def test_full_stdout_is_reported_as_such():
         def write(self, data):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    with pytest.raises(ShardyConvertError, match=r"^<stdout>: error: cannot write: No space"):
+    with pytest.raises(ShardyConvertError, match=r"^<stdout>: cannot write: No space"):
         batch.write("module {}", None, stdout=Full())
 
 

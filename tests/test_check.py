@@ -274,7 +274,7 @@ def test_unsharded_module_is_checked_on_the_devices_given(tmp_path):
     )
     result = run("check", path, "--devices", "4")
     assert result.exit_code == 0, result.output
-    assert f"{path}: same program: 1 parameters, 1 outputs on 4 devices" in result.stdout
+    assert f"{path}: same program: 1 parameter, 1 output on 4 devices" in result.stdout
 
 
 def test_warnings_are_located_like_convert_prints_them(tmp_path):
@@ -321,14 +321,14 @@ def test_graph_needing_more_devices_than_the_started_client_is_an_error(tmp_path
         f"{path}: error: needs {2 * started} devices, but the CPU client already started with "
         f"{started}"
     ) in result.stderr
-    assert f"{MATMUL}: same program: 4 parameters, 1 outputs on 8 devices" in result.stdout
+    assert f"{MATMUL}: same program: 4 parameters, 1 output on 8 devices" in result.stdout
 
 
 def test_devices_does_not_constrain_a_module_that_says(tmp_path):
     """`--devices` is the count of graphs that do not say; matmul_2x4 says 8."""
     result = run("check", MATMUL, "--devices", "2")
     assert result.exit_code == 0, result.output
-    assert "same program: 4 parameters, 1 outputs on 8 devices" in result.stdout
+    assert "same program: 4 parameters, 1 output on 8 devices" in result.stdout
 
 
 def test_bytecode_portable_directory_and_stdin_inputs(tmp_path):
@@ -354,7 +354,7 @@ def test_batch_goes_on_after_a_failing_file():
     result = run("check", ESCAPE, MATMUL)
     assert result.exit_code == 1
     assert f"{ESCAPE}:graph 0:24:5: func.return: error: a manual value escapes" in result.stderr
-    assert f"{MATMUL}: same program: 4 parameters, 1 outputs on 8 devices" in result.stdout
+    assert f"{MATMUL}: same program: 4 parameters, 1 output on 8 devices" in result.stdout
 
 
 def test_fresh_process_batch_of_device_counts_with_xla_logging_on(tmp_path):
@@ -377,8 +377,8 @@ def test_fresh_process_batch_of_device_counts_with_xla_logging_on(tmp_path):
         check=False,
     )
     assert result.returncode == 1, result.stderr
-    assert f"{SMALL}: same program: 4 parameters, 1 outputs on 4 devices" in result.stdout
-    assert f"{MATMUL}: same program: 4 parameters, 1 outputs on 8 devices" in result.stdout
+    assert f"{SMALL}: same program: 4 parameters, 1 output on 4 devices" in result.stdout
+    assert f"{MATMUL}: same program: 4 parameters, 1 output on 8 devices" in result.stdout
     assert result.stderr.splitlines() == [
         f"{bad}:1:17: arg 0 of @main: error: device id 2 is listed twice at column 21 of "
         '"{devices=[2,2]0,1,2,2}"'

@@ -154,7 +154,7 @@ def test_list_passes_prints_every_pass():
 def test_check_reports_same_program():
     result = run("check", TESTDATA / "torch_xla" / "matmul_2x4.dump")
     assert result.exit_code == 0, result.output
-    assert "graph 0: same program: 4 parameters, 1 outputs on 8 devices" in result.stdout
+    assert "graph 0: same program: 4 parameters, 1 output on 8 devices" in result.stdout
 
 
 def test_emit_portable_artifact_then_read_it_back(tmp_path):

@@ -68,7 +68,10 @@ def test_output_cut_off_mid_write_exits_1_quietly(big, args):
     """The reader goes away after 100 bytes of an output larger than the pipe's buffer: one
     write is cut short (Python's buffered stdout would report that as success)."""
     code, stderr = _cut_off([a.format(big=big) for a in args], read=100)
-    assert (code, stderr) == (1, b"")
+    assert code == 1
+    # Quietly: no error, no BrokenPipeError. (`opt -p v1-to-v2` warns that `{devices=[2]1,0}`
+    # has no iota form before it writes.)
+    assert all(": warning: " in line for line in stderr.decode().splitlines()), stderr
 
 
 SMALL_OUTPUTS = {

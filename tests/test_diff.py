@@ -419,7 +419,7 @@ def test_cli_diff_different_exits_1_with_located_lines(tmp_path):
     assert result.stdout.splitlines() == [
         f"{MATMUL}:2:221: arg 2 of @main: {{devices=[4,2]<=[2,4]T(1,0)}} vs {{replicated}} "
         f"(B: {changed}:2:221)",
-        "DIFFERENT: 1 differences",
+        "DIFFERENT: 1 difference",
     ]
 
 
@@ -584,4 +584,4 @@ def test_portable_artifacts_of_two_placements_differ(tmp_path):
     result = run("diff", a, b)
     assert result.exit_code == 1
     assert re.search(rf"{re.escape(str(a))}:\d+:\d+: arg 2 of @main: ", result.stdout)
-    assert result.stdout.endswith("DIFFERENT: 1 differences\n")
+    assert result.stdout.endswith("DIFFERENT: 1 difference\n")

@@ -220,7 +220,7 @@ def test_a_bug_is_passed_through_counted_apart_and_logged_with_where(monkeypatch
     assert record.message.endswith(" in _a_bug)")
     assert record.exc_info[0] is KeyError
     assert (hook.stats.internal_errors, hook.stats.failures, hook.stats.hits) == (1, 1, 1)
-    assert "2 passed through, 0 failed (1 internal errors)" in str(hook.stats)
+    assert "2 passed through, 0 failed (1 internal error)" in str(hook.stats)
 
 
 def test_a_bug_under_raise_is_a_shardy_convert_error_caused_by_it(monkeypatch):

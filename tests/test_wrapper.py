@@ -165,9 +165,7 @@ def test_a_flag_list_of_the_wrong_length_fails_located_as_in_convert():
         wrapper.convert_program(UNANNOTATED.encode(), "mlir", options, emit="text")
     message = str(error.value)
     line = UNANNOTATED.splitlines().index(next(x for x in UNANNOTATED.splitlines() if "@main" in x))
-    assert f"{line + 1}:1: error: allow_spmd_sharding_propagation_to_parameters has 2 values" in (
-        message
-    )
+    assert f"{line + 1}:1: allow_spmd_sharding_propagation_to_parameters has 2 values" in message
     assert "@main has 3 arguments" in message
 
 
@@ -249,7 +247,7 @@ def test_an_unreadable_hlo_proto_is_an_error_message(junk):
 def test_on_compile_returns_errors_as_messages():
     answer = wrapper.on_compile(b"not a program", b"mlir", jaxlib_options(8))
     assert isinstance(answer, str)
-    assert "error" in answer.lower()
+    assert answer.startswith("1:1: cannot parse the module")
     answer = wrapper.on_compile(portable(MATMUL), b"mlir", b"\x07")
     assert isinstance(answer, str)
     assert "compile options" in answer

@@ -12,7 +12,7 @@ import contextlib
 import click
 
 from ..commands.batch import read_input
-from ..errors import UsageError, describe
+from ..errors import UsageError, describe, plural
 
 
 @click.command("diff")
@@ -41,9 +41,9 @@ def diff(a, b, normalize, inline) -> None:
     for difference in result.differences:
         click.echo(str(difference))
     if result.equal:
-        click.echo(f"EQUAL: {result.placements} placements compared")
+        click.echo(f"EQUAL: {plural(result.placements, 'placement')} compared")
         return
-    click.echo(f"DIFFERENT: {len(result.differences)} differences")
+    click.echo(f"DIFFERENT: {plural(len(result.differences), 'difference')}")
     raise click.exceptions.Exit(1)
 
 

@@ -46,7 +46,7 @@ def inspect_command(inputs, fmt, show, graph, ascii_only) -> None:
     if graph is not None:
         _only_graph(report, graph)
     for error in report.errors:
-        click.echo(str(error), err=True)
+        click.echo(error.describe(), err=True)
     if show:
         try:
             found, value = find_value(report, show, graph)

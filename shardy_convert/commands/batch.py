@@ -194,7 +194,7 @@ def process(job: Job, item: Item, data: bytes | None = None) -> Outcome:
         except Exception as e:  # a bug of ours: reported with this input, the others go on
             return Outcome(item, None, (describe(e, item.name),))
     notes = _notes([naming_flag(w.message, "--num-devices N") for w in caught], item.name)
-    messages = tuple(str(e.located(file=item.name)) for e in errors)
+    messages = tuple(e.located(file=item.name).describe() for e in errors)
     usage = any(isinstance(e, UsageError) for e in errors)
     return Outcome(item, result, messages, notes, usage)
 
@@ -238,7 +238,7 @@ def run(job: Job, items: list[Item], jobs: int = 1) -> Iterator[Outcome]:
                 write(outcome.result, outcome.item.target)
             except ShardyConvertError as e:
                 usage = isinstance(e, UsageError)
-                outcome = Outcome(outcome.item, None, (str(e),), outcome.warnings, usage)
+                outcome = Outcome(outcome.item, None, (e.describe(),), outcome.warnings, usage)
         yield outcome
 
 

@@ -9,6 +9,7 @@ leaves the module to jaxlib's writer.
 
 from __future__ import annotations
 
+from ..errors import plural
 from ..ir import compat
 from ..ir.bindings import ir, sdy
 from ..ir.sdy_attrs import MESH_OP, export_sharding, read_meshes
@@ -214,7 +215,7 @@ def _export_op(op: ir.Operation, strings: _Strings) -> None:
     per_value = op.attributes[SDY_SHARDING]
     shardings = list(sdy.TensorShardingPerValueAttr(per_value).shardings)
     if len(shardings) != 1 or len(op.results) != 1:
-        raise Unsupported(f"{op.name} with {len(op.results)} results")
+        raise Unsupported(f"{op.name} with {plural(len(op.results), 'result')}")
     op.attributes[FRONTEND] = _with(
         op.attributes[FRONTEND] if FRONTEND in op.attributes else None,
         ROUND_TRIP_SHARDING,

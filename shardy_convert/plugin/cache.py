@@ -24,7 +24,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InternalError, ShardyConvertError, UsageError, where
+from ..errors import InternalError, ShardyConvertError, UsageError, plural, where
 
 POLICIES = ("raise", "passthrough")
 UNCONVERTED = "shardy-convert: compiling this program unconverted, with GSPMD: %s"
@@ -61,14 +61,16 @@ class Counters:
     boundary_seconds: float = 0.0
 
     def __str__(self) -> str:
-        bugs = f" ({self.internal_errors} internal errors)" if self.internal_errors else ""
+        bugs = (
+            f" ({plural(self.internal_errors, 'internal error')})" if self.internal_errors else ""
+        )
         text = (
             f"{self.converted} converted, {self.cached} from cache, {self.passed_through} "
             f"passed through, {self.failed} failed{bugs}, {self.seconds * 1000:.1f} ms converting"
         )
         if self.boundary_matched or self.boundary_fallbacks:
             text += (
-                f"; GSPMD's boundary matched on {self.boundary_matched} programs, not on "
+                f"; GSPMD's boundary matched on {plural(self.boundary_matched, 'program')}, not on "
                 f"{self.boundary_fallbacks} ({self.boundary_seconds * 1000:.0f} ms compiling)"
             )
         return text

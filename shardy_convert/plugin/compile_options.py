@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ShardyConvertError
+from ..errors import ShardyConvertError, plural
 
 _BUILD_OPTIONS = 3
 _NUM_REPLICAS, _NUM_PARTITIONS, _USE_SPMD, _DEVICE_ASSIGNMENT = 4, 5, 6, 9
@@ -171,7 +171,8 @@ def device_assignment(data: bytes) -> tuple[int, ...]:
         ids = _ints(fields(value), 1)
         if len(ids) != 1:
             raise ShardyConvertError(
-                f"a device assignment with {len(ids)} replicas per partition; only 1 is supported"
+                f"a device assignment with {plural(len(ids), 'replica')} per partition; only 1 is "
+                "supported"
             )
         devices.append(ids[0])
     return tuple(devices)
@@ -193,7 +194,7 @@ def caller_assignment(data: bytes, order: list[int] | tuple[int, ...]) -> bytes:
     devices = device_assignment(data)
     if sorted(order) != list(range(len(devices))):
         raise ShardyConvertError(
-            f"a device order {list(order)} for an assignment of {len(devices)} partitions"
+            f"a device order {list(order)} for an assignment of {plural(len(devices), 'partition')}"
         )
     caller = [0] * len(devices)
     for k, partition in enumerate(order):

@@ -9,7 +9,7 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import ShardyConvertError
+from ..errors import ShardyConvertError, plural
 from . import compile_options
 
 
@@ -53,7 +53,7 @@ def convert_program(
     assignment = opts.device_assignment or tuple(range(opts.num_partitions))
     if len(order) != len(assignment):
         raise ShardyConvertError(
-            f"the mesh orders {len(order)} devices, the compile assigns {len(assignment)}"
+            f"the mesh orders {plural(len(order), 'device')}, the compile assigns {len(assignment)}"
         )
     devices = [assignment[k] for k in order]
     new_options = compile_options.rewrite(options, devices=devices)
@@ -82,7 +82,8 @@ def _convert_mlir(
             out = formats.save(mod, emit, version)
         except ShardyConvertError as e:
             raise ShardyConvertError(
-                f"cannot convert {name} for the Shardy partitioner ({num_devices} devices): {e}"
+                f"cannot convert {name} for the Shardy partitioner "
+                f"({plural(num_devices, 'device')}): {e}"
             ) from None
     return (out if isinstance(out, bytes) else out.encode()), order
 

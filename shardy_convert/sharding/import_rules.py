@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from ..errors import plural
 from . import HloSharding, Kind, SubgroupType
 
 # Findings whose module is valid GSPMD but has no Shardy form (see errors.NoShardyFormError).
@@ -109,8 +110,8 @@ def tuple_arity(facts: ModuleFacts) -> Iterator[Finding]:
             yield Finding(
                 "error",
                 "tuple-mismatch",
-                f'tuple sharding "{p.text}" has {len(p.sharding.elements)} elements but the '
-                f"op has {len(p.types)} results",
+                f'tuple sharding "{p.text}" has {plural(len(p.sharding.elements), "element")} but '
+                f"the op has {plural(len(p.types), 'result')}",
                 p,
             )
 
@@ -206,7 +207,7 @@ def _maximal_devices(facts: ModuleFacts, count: int) -> Iterator[Finding]:
                     "error",
                     "device-out-of-range",
                     f'sharding "{p.text}" puts the value on device {leaf.device}, but the '
-                    f"module runs on {count} devices",
+                    f"module runs on {plural(count, 'device')}",
                     p,
                 )
                 return

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ShardingValueError
+from ..errors import ShardingValueError, plural
 from . import HloSharding, Kind, SubgroupType, Tiles
 from .sdy import AxisRef, DimSharding, Mesh, TensorSharding
 
@@ -351,7 +351,9 @@ def _checked_order(order: Sequence[int], n: int) -> tuple[int, ...] | None:
     order = tuple(int(d) for d in order)
     if sorted(order) != list(range(n)):
         shown = ", ".join(map(str, order[:16])) + (", ..." if len(order) > 16 else "")
-        raise ShardingValueError(f"device order [{shown}] is no order of {n} devices 0..{n - 1}")
+        raise ShardingValueError(
+            f"device order [{shown}] is no order of {plural(n, 'device')} 0..{n - 1}"
+        )
     return None if order == tuple(range(n)) else order
 
 
@@ -361,7 +363,8 @@ def _device_count(
     counts = sorted({s.num_devices for s in tiled})
     if len(counts) > 1:
         examples = ", ".join(
-            f'"{next(s for s in tiled if s.num_devices == c)}" ({c} devices)' for c in counts
+            f'"{next(s for s in tiled if s.num_devices == c)}" ({plural(c, "device")})'
+            for c in counts
         )
         raise ShardingValueError(f"shardings disagree on the device count: {examples}")
     known = {"the shardings": counts[0]} if counts else {}

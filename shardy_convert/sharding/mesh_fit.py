@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..errors import ShardingValueError
+from ..errors import ShardingValueError, plural
 from . import HloSharding, Kind, SubgroupType
 from .mesh import plan_mesh
 
@@ -89,7 +89,7 @@ def _fit(
 ) -> tuple[int, str | None]:
     """(sub-axes used, None) when every sharding fits, else (0, why not)."""
     if num_devices is not None and mesh.size != num_devices:
-        return 0, f"{mesh.size} devices, the program runs on {num_devices}"
+        return 0, f"{plural(mesh.size, 'device')}, the program runs on {num_devices}"
     try:
         plan = plan_mesh(shardings, num_devices=num_devices, hint=mesh.axes, order=mesh.ids)
         sub_axes = 0

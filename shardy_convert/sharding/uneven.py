@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..errors import plural
 from .sdy import AxisRef, DimSharding, TensorSharding
 
 
@@ -60,7 +61,7 @@ class UnevenDim:
     def __str__(self) -> str:
         given = DimSharding(self.given)
         if self.kept:
-            shardy = f"only {DimSharding(self.kept)} ({self.kept_ways} ways)"
+            shardy = f"only {DimSharding(self.kept)} ({plural(self.kept_ways, 'way')})"
         else:
             shardy = "not at all (replicated along it)"
         return (

@@ -10,7 +10,7 @@
 // RUN: sed -e '2s/\[4,2\]0,4,1,5,2,6,3,7}"}/[4,2]<=[8]}"}/' %testdata/torch_xla/matmul_2x4.mlir > %t.changed.mlir
 // RUN: not shardy-convert diff %testdata/torch_xla/matmul_2x4.mlir %t.changed.mlir | filecheck %s --check-prefix=CHANGED
 // CHANGED: matmul_2x4.mlir:2:221: arg 2 of @main: {devices=[4,2]<=[2,4]T(1,0)} vs {devices=[4,2]<=[8]} (B: {{.*}}.changed.mlir:2:221)
-// CHANGED-NEXT: DIFFERENT: 1 differences
+// CHANGED-NEXT: DIFFERENT: 1 difference
 
 // JAX's two lowerings of a shard_map differ by the @shmap_body call unless calls are inlined.
 // RUN: not shardy-convert diff %testdata/jax/shard_map_full.gspmd.mlir %testdata/jax/shard_map_full.shardy.mlir 2>&1 | filecheck %s --check-prefix=CALL

@@ -19,7 +19,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ...errors import ShardyConvertError
+from ...errors import ShardyConvertError, plural
 from ...ir.legacy_i1 import i1_hex_for_parser
 from ...ir.mlir import cpp_stderr
 from .cost import Cost, program_cost
@@ -39,7 +39,7 @@ def ensure_devices(n: int) -> None:
 
         if xla_bridge.backends_are_initialized() and len(_backend().devices()) < n:
             raise ShardyConvertError(
-                f"needs {n} devices, but the CPU client already started with "
+                f"needs {plural(n, 'device')}, but the CPU client already started with "
                 f"{len(_backend().devices())}"
             )
     flags = _DEVICE_FLAG.sub("", flags)

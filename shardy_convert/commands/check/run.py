@@ -43,7 +43,7 @@ class GraphCheck:
 
     def __str__(self) -> str:
         if self.error is not None:
-            return str(self.error)
+            return self.error.describe()
         if self.report is None:
             return f"{self.where}: already Shardy: nothing to convert"
         return f"{self.where}: {self.report}"

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...errors import plural
+
 
 @dataclass(frozen=True)
 class Agreement:
@@ -73,7 +75,7 @@ def agreement(index: int, a: np.ndarray, b: np.ndarray, floor: float = 0.0) -> A
         return Agreement(index, 0.0, tol)
     if not _is_float(a.dtype):
         wrong = int(np.count_nonzero(a != b))
-        return Agreement(index, math.inf, tol, f"{wrong} of {a.size} values differ")
+        return Agreement(index, math.inf, tol, f"{wrong} of {plural(a.size, 'value')} differ")
     x, y = a.astype(np.float64), b.astype(np.float64)
     finite = np.isfinite(x) & np.isfinite(y)
     if not np.array_equal(x[~finite], y[~finite], equal_nan=True):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from ...errors import ShardyConvertError
+from ...errors import ShardyConvertError, plural
 from .client import Compiled, compile_module, execute
 from .reference import identity_order, unpartitioned
 from .signature import random_inputs
@@ -61,7 +61,8 @@ class Report:
         if self.verdict is Verdict.REASSOCIATED:
             head += f" (max relative {self.relative:.2g})"
         shape = (
-            f"{self.parameters} parameters, {self.outputs} outputs on {self.num_devices} devices"
+            f"{plural(self.parameters, 'parameter')}, {plural(self.outputs, 'output')} on "
+            f"{plural(self.num_devices, 'device')}"
         )
         notes = "".join(f"; {n}" for n in self.notes)
         return f"{head}: {shape}{notes}" + "".join(f"\n  {d}" for d in self.differences)

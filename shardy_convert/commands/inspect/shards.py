@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ...errors import plural
 from ...sharding import HloSharding, Kind, SubgroupType
 from .report import Shard
 
@@ -18,7 +19,7 @@ def shard_info(s: HloSharding, shape, num_devices: int | None) -> Shard | None:
     if s.kind is Kind.TILED and not s.is_replicated:
         return _tiled_shard(s, shape)
     if s.is_replicated:
-        every = f"each of {num_devices} devices" if num_devices else "every device"
+        every = f"each of {plural(num_devices, 'device')}" if num_devices else "every device"
         return Shard(tuple(shape), 1, num_devices, False, f"{full} on {every} (replicated)")
     if s.kind is Kind.MAXIMAL:
         return Shard(tuple(shape), 1, 1, False, f"{full} on device {s.device} only")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...errors import plural
 from .report import SEVERITIES, Finding, Graph, Report, Value
 
 # Longer sharding strings (V1 lists of hundreds of ids) are clipped in the table only.
@@ -31,7 +32,7 @@ def format_table(report: Report) -> str:
 
 
 def _graph_table(graph: Graph) -> list[str]:
-    count = f"{graph.num_devices} devices" if graph.num_devices else "device count unknown"
+    count = plural(graph.num_devices, "device") if graph.num_devices else "device count unknown"
     source = f" (from {graph.device_count_from})" if graph.device_count_from else ""
     lines = [f"== {graph.where}: {graph.form.upper()}, {count}{source}"]
     lines += [f"   mesh @{name} = {mesh}" for name, mesh in graph.meshes]
@@ -88,12 +89,8 @@ def _findings_block(findings: list[Finding]) -> list[str]:
 def _summary(report: Report) -> str:
     values = sum(len(g.values) for g in report.graphs)
     counts = [sum(f.severity == s for f in report.all_findings()) for s in SEVERITIES]
-    text = f"{_plural(len(report.graphs), 'graph')}, {_plural(values, 'sharded value')}"
-    text += "; findings: " + ", ".join(_plural(n, s) for n, s in zip(counts, SEVERITIES))
+    text = f"{plural(len(report.graphs), 'graph')}, {plural(values, 'sharded value')}"
+    text += "; findings: " + ", ".join(plural(n, s) for n, s in zip(counts, SEVERITIES))
     if report.errors:
-        text += f"; {_plural(len(report.errors), 'input')} failed"
+        text += f"; {plural(len(report.errors), 'input')} failed"
     return text
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' * (n != 1)}"
