@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -267,6 +268,7 @@ def test_the_library_is_built_and_exports_only_the_plugin_entry():
     if nm.returncode == 0:
         exported = {line.split()[-1] for line in nm.stdout.splitlines() if " T " in line}
         assert exported == {"GetPjrtApi", "ShardyConvertWrapperProblem"}
+        assert " R ShardyConvertPjrtWrapper" in nm.stdout  # the marker (plugin_library.py)
     undefined = subprocess.run(["nm", "-D", "--undefined-only", path], capture_output=True)
     assert b"Py" not in undefined.stdout  # the Python C API is looked up at run time
 
@@ -287,11 +289,11 @@ except Exception as e:
 """
 
 
-def run_client(env: dict, extra: str = "") -> str:
+def run_client(env: dict, extra: str = "", timeout: float = 300) -> str:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     code = textwrap.dedent(CLIENT.format(root=root, env=env)) + textwrap.dedent(extra)
     child = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout
     )
     assert child.returncode == 0, child.stderr[-2000:]
     return child.stdout
@@ -554,11 +556,39 @@ def test_the_cli_refuses_a_truncated_library_without_a_traceback(tmp_path):
     assert "Traceback" not in result.output
 
 
-def test_the_wrapper_library_itself_is_a_pjrt_plugin_by_its_headers():
+def test_the_wrapper_library_is_no_plugin_to_wrap_by_its_headers(tmp_path):
+    """It exports GetPjrtApi, but also its marker: wrapping itself it would load itself
+    forever (issue 19: accepted, then a hang). Another copy of it is refused the same way."""
     from shardy_convert.plugin.plugin_library import why_not_a_plugin
 
-    assert why_not_a_plugin(wrapper.library_path()) is None
+    copy = tmp_path / "libsomething.so"
+    copy.write_bytes(Path(wrapper.library_path()).read_bytes())
+    for library in (wrapper.library_path(), copy):
+        reason = why_not_a_plugin(str(library))
+        assert reason.startswith("shardy-convert's own PJRT plugin wrapper (it exports "), reason
     assert why_not_a_plugin(pjrt_plugin.plugin_path()) is None
+
+
+def test_the_cli_refuses_the_wrapper_as_the_plugin():
+    result = _plugin_wrapper_cli(wrapper.library_path())
+    assert result.exit_code == 2, result.output
+    assert "shardy-convert's own PJRT plugin wrapper" in result.output
+    assert "SHARDY_CONVERT_PLUGIN" not in result.output
+
+
+@pytest.mark.parametrize("as_copy", [False, True], ids=["itself", "a copy"])
+def test_the_wrapper_given_itself_to_wrap_answers_with_an_error_never_hangs(tmp_path, as_copy):
+    """Loaded as a plugin with SHARDY_CONVERT_PLUGIN naming itself (or another build of it),
+    the wrapper refuses it: every call is a PJRT error saying why, and stderr says it once.
+    Before, GetPjrtApi dlopened itself and called its own GetPjrtApi inside pthread_once:
+    a process that never ended (hence the timeout)."""
+    itself = wrapper.library_path()
+    if as_copy:
+        itself = str(tmp_path / "libcopy.so")
+        Path(itself).write_bytes(Path(wrapper.library_path()).read_bytes())
+    out = run_client({"SHARDY_CONVERT_PLUGIN": itself}, timeout=60)
+    assert "ERROR" in out
+    assert f"SHARDY_CONVERT_PLUGIN={itself} is shardy-convert's PJRT plugin wrapper" in out
 
 
 def test_use_plugin_judges_the_plugin_by_its_headers_and_never_loads_it(tmp_path, monkeypatch):
@@ -583,5 +613,9 @@ def test_use_plugin_judges_the_plugin_by_its_headers_and_never_loads_it(tmp_path
         use_plugin(library)
     with pytest.raises(UsageError, match="does not exist"):
         use_plugin(tmp_path / "missing.so")
+    with pytest.raises(UsageError, match="it is a directory"):
+        use_plugin(tmp_path)
+    with pytest.raises(UsageError, match="shardy-convert's own PJRT plugin wrapper"):
+        use_plugin(wrapper.library_path())
     with pytest.raises(ValueError, match='name must not be "CPU"'):  # a ValueError too
         use_plugin(library, name="cpu")

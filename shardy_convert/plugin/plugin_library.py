@@ -1,5 +1,7 @@
 """Whether a file is a PJRT plugin: an ELF shared library whose dynamic symbol table defines
-`GetPjrtApi`. Read from the file's headers, never loaded (loading runs the library's code)."""
+`GetPjrtApi`, and not shardy-convert's own wrapper (any build of it: it defines MARKER), which
+wrapping itself would load itself forever. Read from the file's headers, never loaded (loading
+runs the library's code)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import struct
 import sys
 
 ENTRY = b"GetPjrtApi"
+MARKER = b"ShardyConvertPjrtWrapper"  # defined by _wrapper/pjrt_shardy_wrapper.c
 _SHT_DYNSYM = 11
 _STT_FUNC = 2
 # (section header, symbol) layouts of ELF32 and ELF64, keyed by EI_CLASS.
@@ -48,8 +51,15 @@ def _judge(f) -> str | None:
     if not sections:
         return None
     dynsym = [s for s in sections if s[1] == _SHT_DYNSYM]
-    if not dynsym or not _defines(f, order, layout, dynsym[0], sections):
+    defined = _defined(f, order, layout, dynsym[0], sections) if dynsym else {}
+    if defined.get(ENTRY) != _STT_FUNC:
         return f"a shared library that does not export {ENTRY.decode()} (not a PJRT plugin)"
+    if MARKER in defined:
+        return (
+            f"shardy-convert's own PJRT plugin wrapper (it exports {MARKER.decode()}), not a "
+            "plugin to wrap: give the plugin it should wrap (a wrapper around itself would load "
+            "itself forever)"
+        )
     return None
 
 
@@ -76,19 +86,20 @@ def _read(f, offset: int, size: int) -> bytes:
     return data
 
 
-def _defines(f, order: str, layout: dict, dynsym: tuple, sections: list[tuple]) -> bool:
-    """Whether the dynamic symbol table defines a function named ENTRY."""
+def _defined(f, order: str, layout: dict, dynsym: tuple, sections: list[tuple]) -> dict:
+    """{name: symbol type} of ENTRY and MARKER, where the dynamic symbol table defines them."""
     offset, size, link, entsize = dynsym[4], dynsym[5], dynsym[6], dynsym[9]
     if link >= len(sections) or entsize < struct.calcsize(order + layout["symbol"]):
         raise _Malformed
     strtab = _read(f, sections[link][4], sections[link][5])
     symbols = _read(f, offset, size)
     fmt = order + layout["symbol"]
+    found = {}
     for k in range(size // entsize):
         sym = struct.unpack_from(fmt, symbols, k * entsize)
         name = sym[layout["sym_name"]]
-        if strtab[name : name + len(ENTRY) + 1] != ENTRY + b"\0":
-            continue
-        if sym[layout["sym_shndx"]] != 0 and sym[layout["sym_info"]] & 0xF == _STT_FUNC:
-            return True
-    return False
+        end = strtab.find(b"\0", name)
+        wanted = strtab[name:end]
+        if wanted in (ENTRY, MARKER) and sym[layout["sym_shndx"]] != 0:
+            found[wanted] = sym[layout["sym_info"]] & 0xF
+    return found

@@ -114,6 +114,10 @@ def _check_plugin(library_path: str | os.PathLike) -> str:
     """The plugin's absolute path; a UsageError if it is missing or no PJRT plugin, judged
     from the file's headers (plugin_library), never by loading it (that runs its code)."""
     path = Path(library_path).expanduser().resolve()
+    if path.is_dir():
+        raise UsageError(
+            f"no PJRT plugin at {path}: it is a directory (give the plugin's library file)"
+        )
     if not path.is_file():
         raise UsageError(f"no PJRT plugin at {path}: the file does not exist")
     reason = plugin_library.why_not_a_plugin(str(path))

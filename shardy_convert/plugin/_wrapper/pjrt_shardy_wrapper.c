@@ -736,37 +736,83 @@ static int wrap(const PJRT_Api_Head *theirs, const char *path) {
   return 1;
 }
 
+/* Every build of this wrapper exports this marker, so that neither the wrapper nor the tools
+ * that configure it (shardy_convert.plugin.plugin_library reads it from the ELF headers) take a
+ * wrapper for the plugin to wrap: wrapping itself, GetPjrtApi would dlopen itself and call its
+ * own GetPjrtApi inside pthread_once, which never returns. */
+__attribute__((visibility("default"))) const char ShardyConvertPjrtWrapper[] =
+    "shardy-convert PJRT plugin wrapper";
+#define MARKER "ShardyConvertPjrtWrapper"
+
+static void refuse(const char *path, const char *why) {
+  snprintf(load_problem, sizeof load_problem,
+           "SHARDY_CONVERT_PLUGIN=%s is %s, not a plugin to wrap (a wrapper around a wrapper would "
+           "load itself forever): set it to the real plugin's library",
+           path, why);
+  fprintf(stderr, "shardy-convert PJRT wrapper: %s\n", load_problem);
+}
+
+static const PJRT_Api_Head *plugin_api(void *lib, const char *path) {
+  if (lib == NULL) {
+    snprintf(load_problem, sizeof load_problem, "cannot load SHARDY_CONVERT_PLUGIN=%s: %s", path,
+             dlerror());
+    return NULL;
+  }
+  if (dlsym(lib, MARKER) != NULL) { /* this very library, or another build of it */
+    refuse(path, "shardy-convert's PJRT plugin wrapper (it exports " MARKER ")");
+    return NULL;
+  }
+  const PJRT_Api_Head *(*get)(void) = (const PJRT_Api_Head *(*)(void))dlsym(lib, "GetPjrtApi");
+  const PJRT_Api_Head *theirs = get ? get() : NULL;
+  if (get == NULL)
+    snprintf(load_problem, sizeof load_problem,
+             "SHARDY_CONVERT_PLUGIN=%s is not a PJRT plugin (no GetPjrtApi)", path);
+  else if (theirs == NULL && load_problem[0] == '\0')
+    snprintf(load_problem, sizeof load_problem, "the plugin %s returned no PJRT_Api", path);
+  return theirs;
+}
+
+static __thread int loading; /* this thread is inside load(): a GetPjrtApi now is re-entry */
+
 static void load(void) {
+  loading = 1;
   have_python = find_python();
   const char *path = getenv("SHARDY_CONVERT_PLUGIN");
   if (path == NULL || *path == '\0') {
     snprintf(load_problem, sizeof load_problem,
              "no plugin to wrap: set SHARDY_CONVERT_PLUGIN to the path of a PJRT plugin library");
   } else {
-    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    const PJRT_Api_Head *(*get)(void) = lib ? (const PJRT_Api_Head *(*)(void))dlsym(lib, "GetPjrtApi") : NULL;
-    const PJRT_Api_Head *theirs = get ? get() : NULL;
-    if (lib == NULL)
-      snprintf(load_problem, sizeof load_problem, "cannot load SHARDY_CONVERT_PLUGIN=%s: %s", path,
-               dlerror());
-    else if (get == NULL)
-      snprintf(load_problem, sizeof load_problem,
-               "SHARDY_CONVERT_PLUGIN=%s is not a PJRT plugin (no GetPjrtApi)", path);
-    else if (theirs == NULL)
-      snprintf(load_problem, sizeof load_problem, "the plugin %s returned no PJRT_Api", path);
-    else if (wrap(theirs, path))
+    const PJRT_Api_Head *theirs = plugin_api(dlopen(path, RTLD_NOW | RTLD_LOCAL), path);
+    if (theirs != NULL && wrap(theirs, path)) {
+      loading = 0;
       return;
+    }
   }
   stand_in();
+  loading = 0;
+}
+
+/* Re-entry (the plugin being loaded calls back into this library's GetPjrtApi on the same
+ * thread, as a wrapper of itself would) gets NULL and a message, never the deadlock of a
+ * pthread_once called from inside its own initializer. */
+static int reentered(void) {
+  if (!loading) return 0;
+  snprintf(load_problem, sizeof load_problem,
+           "GetPjrtApi was called again while the wrapper was loading its plugin "
+           "(SHARDY_CONVERT_PLUGIN names a library that loads this wrapper)");
+  fprintf(stderr, "shardy-convert PJRT wrapper: %s\n", load_problem);
+  return 1;
 }
 
 __attribute__((visibility("default"))) const void *GetPjrtApi(void) {
+  if (reentered()) return NULL;
   pthread_once(&load_once, load);
   return api;
 }
 
 /* For tests and the CLI: why the wrapper serves the stand-in table ("" when it wraps a plugin). */
 __attribute__((visibility("default"))) const char *ShardyConvertWrapperProblem(void) {
+  if (reentered()) return load_problem;
   pthread_once(&load_once, load);
   return load_problem;
 }
