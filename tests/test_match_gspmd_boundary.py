@@ -224,3 +224,23 @@ def test_opt_runs_the_pass_alone_and_says_what_it_did():
     assert (outcome.open, outcome.pinned, outcome.reason) == (5, 5, None)
     pinned = [a for a in _result_attrs(out) if "mhlo.sharding" in a]
     assert len(pinned) == 5
+
+
+def test_check_with_the_option_in_a_fresh_process(tmp_path):
+    # The GSPMD compile while converting starts XLA, which reads XLA_FLAGS (check's device
+    # count) once per process: check sets the count before it. A process of its own, with no
+    # XLA_FLAGS, as a user runs it.
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    inputs = [str(TESTDATA / "torch_xla" / name) for name, _ in UNLIKE]
+    command = [sys.executable, "-m", "shardy_convert", "check", "--match-gspmd-boundary"]
+    child = subprocess.run(
+        [*command, *inputs], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert child.returncode == 0, child.stdout + child.stderr
+    lines = child.stdout.splitlines()
+    assert len(lines) == 2
+    assert all(": same program" in line for line in lines), lines

@@ -91,16 +91,28 @@ def check_inputs(
     """Checks every graph of every input, in order (see the module docstring)."""
     items = expand(inputs)  # before stdin is read: a usage error reads nothing
     stdin = read_input(STDIN) if STDIN in inputs else b""
-    graphs = [
-        graph
-        for item in items
-        for graph in _prepare(
-            item.name, stdin if item.name == STDIN else None, devices, mesh, match_gspmd_boundary
-        )
-    ]
+
+    def prepare(match: bool) -> list[_Graph]:
+        return [
+            graph
+            for item in items
+            for graph in _prepare(
+                item.name, stdin if item.name == STDIN else None, devices, mesh, match
+            )
+        ]
+
+    # match_gspmd_boundary compiles with XLA while converting, and XLA reads XLA_FLAGS (the
+    # device count) once per process: the count is set first, from a conversion without it
+    # whose warnings the second conversion gives again.
+    with warnings.catch_warnings():
+        if match_gspmd_boundary:
+            warnings.simplefilter("ignore")
+        graphs = prepare(False)
     largest = max((g.devices for g in graphs if g.outcome is None), default=1)
     with contextlib.suppress(ShardyConvertError):  # started smaller: each graph says so
         ensure_devices(largest)
+    if match_gspmd_boundary:
+        graphs = prepare(True)
     for graph in graphs:
         yield graph.finish(reference)
 
