@@ -21,6 +21,7 @@ and on disk where the caller names a directory (`cache_dir`; keyed by jaxlib's v
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import json
@@ -144,9 +145,16 @@ def _client(n: int):
 
     with _lock:
         if n not in _clients:
+            if not _clients:  # freed while the interpreter is whole, as jax frees its own
+                atexit.register(_free_clients)
             with cpp_stderr():  # the client lists its devices on fd 2
                 _clients[n] = xc.make_cpu_client(num_devices=n)
         return _clients[n]
+
+
+def _free_clients() -> None:
+    with _lock:
+        _clients.clear()
 
 
 def _options(n: int, proto: bytes | None, flags: tuple):
