@@ -8,21 +8,25 @@ from collections.abc import Sequence
 
 from .errors import ModuleError, ShardyConvertError, ShardyConvertWarning
 from .formats import hlo
+from .formats import meshes as mesh_file
 from .formats import module as formats
 from .ir.bindings import ir
 from .ir.mlir import has_locations, mlir_error, new_context, run_pipeline
 from .ir.sdy_attrs import MESH_OP
 from .ir.walker import body, sites
-from .options import Options, parse_mesh
+from .options import Options, parse_device_ids, parse_mesh
 from .passes import pipeline
 from .passes.gspmd_boundary import cache_dir
+from .passes.import_shardings import MESH_FROM
 from .passes.match_gspmd_boundary import MatchGspmdBoundaryPass, Outcome
 
 
 def convert(
     module: str | bytes,
     *,
-    mesh: Sequence[tuple[str, int]] | str | None = None,
+    mesh: Sequence[tuple[str, int]] | str | object | None = None,
+    device_ids: Sequence[int] | str | None = None,
+    meshes: Sequence[object] | str | os.PathLike | None = None,
     num_devices: int | None = None,
     fallback_devices: int | None = None,
     emit: str | None = None,
@@ -39,7 +43,16 @@ def convert(
     module proto, `formats.hlo`, which comes back as MLIR text by default) to Shardy.
 
     mesh: axis names and sizes to use, major first (`[("batch", 2), ("model", 4)]` or
-        `"batch=2,model=4"`); default `_axis_0`, `_axis_1`, ... derived from the shardings.
+        `"batch=2,model=4"`), or a torch_xla `Mesh` (names, sizes and device order); default
+        `_axis_0`, `_axis_1`, ... derived from the shardings. A sharding the mesh cannot
+        express is an error.
+    device_ids: with a `mesh` of names and sizes, its device order (the device at each
+        row-major position, as in torch_xla's `Mesh(device_ids, ...)`); default the order the
+        shardings imply.
+    meshes: the meshes the program created (torch_xla `Mesh`es, `UserMesh`es, or the path of
+        a mesh file, formats/meshes.py): the mesh is the one every sharding fits (the fewest
+        sub-axes; sharding/mesh_fit.py); where none does, the inferred mesh, with a
+        ShardyConvertWarning saying why. Ignored when `mesh` is given.
     num_devices: the device count; the module's shardings must agree with it.
     fallback_devices: the device count to use only when nothing in the module says (the
         other graphs of the same dump).
@@ -94,7 +107,7 @@ def convert(
     options = Options(
         num_devices=num_devices,
         fallback_devices=fallback_devices,
-        mesh=parse_mesh(mesh),
+        **_mesh_options(mesh, device_ids, meshes),
         allow_spmd_sharding_propagation_to_parameters=_flags(
             allow_spmd_sharding_propagation_to_parameters
         ),
@@ -112,7 +125,11 @@ def convert(
             if form == emit and as_it_is:
                 return module
         else:
-            outcome = convert_module(mod, options, imported=imported, validate=validate)
+            facts: dict = {}
+            outcome = convert_module(
+                mod, options, imported=imported, validate=validate, facts=facts
+            )
+            _warn_inferred(facts.get("mesh_from"))
             if outcome is not None and outcome.reason is not None:
                 warnings.warn(
                     f"GSPMD's boundary: {outcome.pinned} of {outcome.open} open values pinned; "
@@ -121,6 +138,29 @@ def convert(
                     stacklevel=2,
                 )
         return _same_type(formats.save(mod, emit, target_version, has_locations(module)), module)
+
+
+def _mesh_options(mesh, device_ids, meshes) -> dict:
+    """The Options fields of convert's mesh arguments."""
+    if mesh is not None and not isinstance(mesh, (str, list, tuple)):
+        user = mesh_file.as_user_mesh(mesh)
+        return {"mesh": user.axes, "mesh_device_ids": user.ids}
+    options = {"mesh": parse_mesh(mesh), "mesh_device_ids": parse_device_ids(device_ids)}
+    if isinstance(meshes, (str, os.PathLike)):
+        options["meshes"] = mesh_file.read(meshes)
+    elif meshes is not None:
+        options["meshes"] = tuple(mesh_file.as_user_mesh(m) for m in meshes)
+    return options
+
+
+def _warn_inferred(mesh_from: str | None) -> None:
+    if mesh_from and mesh_from.startswith("inferred: "):
+        why = mesh_from.removeprefix("inferred: ")
+        warnings.warn(
+            f"the shardings fit none of the given meshes, the mesh is inferred from them: {why}",
+            ShardyConvertWarning,
+            stacklevel=3,
+        )
 
 
 def _passed_through(why: str) -> None:
@@ -220,17 +260,29 @@ def split_input(text: str) -> list[str]:
 
 
 def convert_module(
-    mod: ir.Module, options: Options, *, imported: bool = False, validate: bool = False
+    mod: ir.Module,
+    options: Options,
+    *,
+    imported: bool = False,
+    validate: bool = False,
+    facts: dict | None = None,
 ) -> Outcome | None:
     """Runs the conversion pipeline on a parsed module, in place. The module is verified once,
     after the project's Python passes and before Shardy's C++ passes see it (run_pipeline
     does that); with `validate`, Shardy's import also runs on a copy, which is verified.
-    With `options.match_gspmd_boundary`, match-gspmd-boundary runs first: returns what it did."""
+    With `options.match_gspmd_boundary`, match-gspmd-boundary runs first: returns what it did.
+    `facts`, if given, gets `mesh_from` when `options.meshes` were given: which mesh was used,
+    "user: <mesh>" or "inferred: <why none of them fits>"."""
     outcome = None
     if options.match_gspmd_boundary:
         pipeline.run(mod, [MatchGspmdBoundaryPass.NAME], options, verify_each=False)
         outcome = Outcome.read(mod.operation)
     pipeline.run(mod, pipeline.CONVERT_PIPELINE, options, verify_each=False)
+    attrs = mod.operation.attributes
+    if MESH_FROM in attrs:  # import-shardings' word on the meshes: never left in the output
+        if facts is not None:
+            facts["mesh_from"] = ir.StringAttr(attrs[MESH_FROM]).value
+        del attrs[MESH_FROM]
     _check_no_gspmd_left(mod.operation)
     if imported:
         run_pipeline(mod, [pipeline.SDY_IMPORT], verify_each=False)

@@ -185,6 +185,13 @@ def naming_flag(warning: Warning, option: str) -> Warning:
     return warning.naming(option) if isinstance(warning, DeviceCountWarning) else warning
 
 
+class ShardyConvertNote(ShardyConvertWarning):
+    """Something the user should know that is no problem: ``FILE: note: MESSAGE`` (a mesh file
+    found beside the input and used)."""
+
+    kind = "note"
+
+
 class NoShardyFormError(ModuleError):
     """A valid GSPMD module that Shardy cannot express: a `{manual}` value crossing a function
     boundary or escaping its manual region (a manual computation's operands and results are

@@ -21,6 +21,8 @@ class Options:
     num_devices: int | None = None
     fallback_devices: int | None = None
     mesh: tuple[tuple[str, int], ...] | None = None
+    mesh_device_ids: tuple[int, ...] | None = None
+    meshes: tuple | None = None  # of sharding.mesh_fit.UserMesh: candidates, fit or fall back
     allow_spmd_sharding_propagation_to_parameters: bool | tuple[bool, ...] | None = None
     allow_spmd_sharding_propagation_to_output: bool | tuple[bool, ...] | None = None
     strict: bool | None = None
@@ -53,6 +55,11 @@ def propagation_flags(
 _MESH_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
 
 
+def is_axis_name(name: object) -> bool:
+    """A mesh axis name shardy-convert writes into `#sdy.mesh<["name"=4]>` unquoted."""
+    return isinstance(name, str) and _MESH_NAME.fullmatch(name) is not None
+
+
 def parse_mesh(mesh: Sequence[tuple[str, int]] | str | None) -> tuple[tuple[str, int], ...] | None:
     """`"batch=2,model=4"` or `[("batch", 2), ...]` -> (("batch", 2), ("model", 4))."""
     if mesh is None or (isinstance(mesh, (list, tuple)) and not mesh):
@@ -66,6 +73,24 @@ def parse_mesh(mesh: Sequence[tuple[str, int]] | str | None) -> tuple[tuple[str,
     if len({n for n, _ in axes}) != len(axes):
         raise ShardyConvertError(f'mesh "{text}" names an axis twice')
     return axes
+
+
+def parse_device_ids(ids: Sequence[int] | str | None) -> tuple[int, ...] | None:
+    """A mesh's device order, `"3,6,0,5,1,7,2,4"` or a sequence of ints -> a tuple: the
+    device at each row-major position of the mesh (a torch_xla `Mesh`'s `device_ids`)."""
+    if ids is None:
+        return None
+    parts = [p.strip() for p in ids.split(",")] if isinstance(ids, str) else list(ids)
+    shown = clip(ids if isinstance(ids, str) else ",".join(map(str, parts)), 80)
+    try:
+        order = tuple(int(p) for p in parts)
+    except (TypeError, ValueError):
+        raise ShardyConvertError(f'device ids "{shown}": expected integers like 3,6,0,5') from None
+    if len(order) > MAX_DEVICES or sorted(order) != list(range(len(order))):
+        raise ShardyConvertError(
+            f'device ids "{shown}": expected each of the devices 0..{len(order) - 1} once'
+        )
+    return order
 
 
 def _check_mesh_axis(mesh: str, part: str) -> tuple[str, int]:

@@ -86,6 +86,10 @@ def test_choose_prefers_the_mesh_without_sub_axes_then_the_first():
     assert choice.sub_axes == 0
     assert choice.reason() == ""
     assert choose([s], [wide], 8).sub_axes == 2
+    flat = parse("{devices=[8,1]<=[8]}")
+    line = UserMesh((("a", 8),), label="line")
+    assert choose([flat], [exact, line], 8).mesh is line
+    assert choose([parse("{replicated}")], [exact, line], 8).mesh is exact
 
 
 def test_choose_says_why_no_mesh_fits():

@@ -8,6 +8,7 @@ import pytest
 
 from shardy_convert.errors import UsageError
 from shardy_convert.passes import pipeline
+from shardy_convert.sharding.mesh_fit import UserMesh
 
 from .conftest import TESTDATA
 from .helpers import MATMUL, run
@@ -153,6 +154,8 @@ GIVEN = {
     "num_devices": 8,
     "fallback_devices": 4,
     "mesh": (("x", 8),),
+    "mesh_device_ids": (1, 0, 2, 3, 4, 5, 6, 7),
+    "meshes": (UserMesh((("a", 2), ("b", 4)), label="Mesh((2, 4))"),),
     "allow_spmd_sharding_propagation_to_parameters": (True, False),
     "allow_spmd_sharding_propagation_to_output": False,
     "strict": True,
@@ -176,7 +179,8 @@ def test_every_conversion_option_is_handed_to_import_shardings():
     assert {k: getattr(run_pass.__self__, k) for k in GIVEN} == GIVEN
     options = Options(**GIVEN, **GIVEN_TO_MATCH)
     ((name, run_pass),) = pipeline.steps(["match-gspmd-boundary"], options)
-    expected = {k: v for k, v in {**GIVEN, **GIVEN_TO_MATCH}.items() if k != "strict"}
+    only_import = ("strict", "mesh_device_ids", "meshes")
+    expected = {k: v for k, v in {**GIVEN, **GIVEN_TO_MATCH}.items() if k not in only_import}
     assert {k: getattr(run_pass.__self__, k) for k in expected} == expected
 
 

@@ -90,7 +90,7 @@ def list_passes() -> None:
 
     for name, cls in PASSES.items():
         doc = " ".join((cls.__doc__ or "").split())
-        kinds = option_kinds(cls).items()
+        kinds = [(f, k) for f, k in option_kinds(cls).items() if k != "python"]
         options = " ".join(f"{f.replace('_', '-')}={SYNTAX[kind]}" for f, kind in kinds)
         click.echo(f"{name}{f'{{{options}}}' if options else ''}\n  {doc}\n")
     click.echo("Shardy's passes registered in this jaxlib:")

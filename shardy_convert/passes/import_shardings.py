@@ -33,12 +33,17 @@ from ..ir.walker import (
 from ..options import propagation_flags
 from ..sharding import HloSharding, Kind, import_rules
 from ..sharding.mesh import MeshPlan, maximal_mesh_name, plan_mesh
+from ..sharding.mesh_fit import UserMesh, choose
 from ..sharding.sdy import Mesh, TensorSharding, per_value_attr
 from ..sharding.uneven import uneven_dims
 
 # Custom calls whose `{manual}` shardings only import-custom-calls can place: it turns them
 # into `sdy.manual_computation` and needs the GSPMD strings to know the manual axes.
 MANUAL_BOUNDARIES = ("SPMDFullToShardShape", "SPMDShardToFullShape")
+
+#: Module attribute left for the caller when `meshes` were given: "user: <the mesh picked>"
+#: or "inferred: <why none fits>" (the caller reads and removes it).
+MESH_FROM = "shardy_convert.mesh_from"
 
 
 @dataclass(frozen=True)
@@ -50,12 +55,20 @@ class ImportShardingsPass:
     the manual-region custom calls keep their strings for import-custom-calls. Unannotated
     arguments and results of `@main` become closed replicated where XLA's compile options
     would not let propagation reach them (`allow_spmd_sharding_propagation_to_parameters`
-    / `_to_output`: one bool for all, or one per value), and stay open otherwise."""
+    / `_to_output`: one bool for all, or one per value), and stay open otherwise. `mesh`
+    (with `mesh-device-ids`, its device order) names the axes; without it, the program's own
+    meshes (`meshes`, from Python) give them where the shardings fit one."""
 
     NAME: ClassVar[str] = "import-shardings"
     num_devices: int | None = None
     fallback_devices: int | None = None
     mesh: tuple[tuple[str, int], ...] | None = None
+    # With `mesh`: its device order (a torch_xla Mesh's device_ids) instead of one found.
+    mesh_device_ids: tuple[int, ...] | None = None
+    # The meshes the program created (torch_xla Meshes, a mesh file), most preferred first:
+    # without `mesh`, the one the shardings fit (sharding/mesh_fit.py), else the inferred
+    # mesh; which and why goes into the module attribute MESH_FROM.
+    meshes: tuple[UserMesh, ...] | None = None
     # torch_xla's compile options: parameters keep their placement, outputs are propagated.
     allow_spmd_sharding_propagation_to_parameters: bool | tuple[bool, ...] = False
     allow_spmd_sharding_propagation_to_output: bool | tuple[bool, ...] = True
@@ -68,7 +81,8 @@ class ImportShardingsPass:
         try:
             plan = self.plan(module, [s for _, s in found])
         except ShardyConvertError as e:
-            raise e.located(location=_blame(found, count, self.mesh)) from None
+            where = _blame(found, count, self.mesh, self.mesh_device_ids)
+            raise e.located(location=where) from None
         closed = self.closed_unannotated(module)
         global_mesh = plan.uses_mesh or bool(closed)
         if global_mesh and not plan.device_count_known:
@@ -126,10 +140,28 @@ class ImportShardingsPass:
 
     def plan(self, module: ir.Operation, shardings: list[HloSharding]) -> MeshPlan:
         count = self.num_devices or num_partitions(module)
-        plan = plan_mesh(shardings, num_devices=count, hint=self.mesh)
+        hint, order = self.user_mesh(module, shardings, count or self.fallback_devices)
+        plan = plan_mesh(shardings, num_devices=count, hint=hint, order=order)
         if not plan.device_count_known and self.fallback_devices:
-            plan = plan_mesh(shardings, num_devices=self.fallback_devices, hint=self.mesh)
+            plan = plan_mesh(shardings, num_devices=self.fallback_devices, hint=hint, order=order)
         return plan
+
+    def user_mesh(
+        self, module: ir.Operation, shardings: list[HloSharding], count: int | None
+    ) -> tuple[tuple[tuple[str, int], ...] | None, tuple[int, ...] | None]:
+        """The axes and device order to plan with: `mesh` as given, else the mesh of `meshes`
+        the shardings fit (recorded in MESH_FROM, as is why none fits), else none."""
+        if self.mesh or not self.meshes:
+            return self.mesh, self.mesh_device_ids
+        choice = choose(shardings, self.meshes, count)
+        if choice.mesh is None:
+            text = f"inferred: {choice.reason()}"
+        else:
+            text = f"user: {choice.mesh.describe()}"
+        module.attributes[MESH_FROM] = ir.StringAttr.get(text, context=module.context)
+        if choice.mesh is None:
+            return None, None
+        return choice.mesh.axes, choice.mesh.ids
 
 
 def _check_even(found: list[tuple[Site, HloSharding]], plan: MeshPlan, strict: bool) -> None:
@@ -196,7 +228,7 @@ def _rank(site: Site, value_type: ir.Type) -> int:
     )
 
 
-def _blame(found: list[tuple[Site, HloSharding]], count, hint) -> str | None:
+def _blame(found: list[tuple[Site, HloSharding]], count, hint, order) -> str | None:
     """Where a mesh that cannot be planned goes wrong: the first sharding whose addition (in
     walk order) makes planning fail. Tries at most 32 distinct shardings."""
     seen: dict[str, HloSharding] = {}
@@ -207,7 +239,7 @@ def _blame(found: list[tuple[Site, HloSharding]], count, hint) -> str | None:
         if len(seen) > 32:
             return site.location
         try:
-            plan_mesh(list(seen.values()), num_devices=count, hint=hint)
+            plan_mesh(list(seen.values()), num_devices=count, hint=hint, order=order)
         except ShardyConvertError:
             return site.location
     return found[0][0].location if found else None

@@ -180,7 +180,7 @@ def given(cls, options: Options) -> dict:
         "allow_spmd_sharding_propagation_to_output": o.allow_spmd_sharding_propagation_to_output,
     }
     if cls is ImportShardingsPass:
-        taken["strict"] = o.strict
+        taken.update(strict=o.strict, mesh_device_ids=o.mesh_device_ids, meshes=o.meshes)
     else:
         taken.update(compile_options=o.compile_options, boundary_cache=o.boundary_cache)
     return {k: v for k, v in taken.items() if v is not None}

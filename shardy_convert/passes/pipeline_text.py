@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 import typing
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, is_dataclass
 
 from ..errors import ShardyConvertError, UsageError, clip
-from ..options import parse_mesh
+from ..options import parse_device_ids, parse_mesh
 
 _NAME = re.compile(r"[A-Za-z0-9_.\-]+")
 
@@ -166,9 +166,11 @@ def python_pass_options(pass_name: str, cls, text: str) -> dict:
 
 def option_kinds(cls) -> dict[str, str]:
     """What each option of a pass dataclass takes, from its field's type: "mesh" (`NAME=SIZE,
-    ...`), "flags" (a bool, or one per value: `true,false`), "bool", "count" or "path" (a
-    str). A `bytes` field (match-gspmd-boundary's compile options: a program hands them over)
-    has no text and is left out."""
+    ...`), "ids" (a device order `3,6,0,5`), "flags" (a bool, or one per value: `true,false`),
+    "bool", "count" or "path" (a str); "python" for data only Python gives (a tuple of
+    dataclasses: the candidate meshes of import-shardings). A `bytes` field
+    (match-gspmd-boundary's compile options: a program hands them over) has no text and is
+    left out."""
     hints = typing.get_type_hints(cls)
     kinds = {}
     for f in fields(cls):
@@ -176,6 +178,10 @@ def option_kinds(cls) -> dict[str, str]:
         types.discard(type(None))
         if types == {tuple[tuple[str, int], ...]}:
             kinds[f.name] = "mesh"
+        elif types == {tuple[int, ...]}:
+            kinds[f.name] = "ids"
+        elif _dataclass_tuple(types):
+            kinds[f.name] = "python"
         elif types == {bool, tuple[bool, ...]}:
             kinds[f.name] = "flags"
         elif types in ({bool}, {int}):
@@ -187,6 +193,12 @@ def option_kinds(cls) -> dict[str, str]:
         else:
             raise TypeError(f"{cls.__name__}.{f.name}: no pipeline text for {hints[f.name]}")
     return kinds
+
+
+def _dataclass_tuple(types: set) -> bool:
+    (only,) = types if len(types) == 1 else (None,)
+    args = typing.get_args(only)
+    return typing.get_origin(only) is tuple and bool(args) and is_dataclass(args[0])
 
 
 _BOOLS = {"true": True, "1": True, "false": False, "0": False}
@@ -214,6 +226,8 @@ def _no(value: str):
 # Each kind's reader and what it expects, as a usage error says it.
 _READERS = {
     "mesh": (parse_mesh, "a mesh NAME=SIZE,..."),
+    "ids": (parse_device_ids, "a device order ID,ID,... (each of 0..N-1 once)"),
+    "python": (_no, "given from Python (it has no pipeline text)"),
     "flags": (_flags, "true or false, or one per value (true,false,...)"),
     "bool": (_bool, "true or false (or 1, 0)"),
     "count": (_count, "a positive count"),
@@ -222,6 +236,8 @@ _READERS = {
 # How list-passes shows each kind.
 SYNTAX = {
     "mesh": "NAME=SIZE,...",
+    "ids": "ID,ID,...",
+    "python": "(from Python)",
     "flags": "BOOL[,BOOL...]",
     "bool": "BOOL",
     "count": "N",

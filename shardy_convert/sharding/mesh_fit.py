@@ -63,11 +63,13 @@ class UserMesh:
 
 @dataclass(frozen=True)
 class Choice:
-    """The mesh picked for a module (None: none fits, the mesh is inferred), the sub-axes the
-    module's shardings need on it, and why each other candidate was passed over."""
+    """The mesh picked for a module (None: none fits, the mesh is inferred), the sub-axes and
+    the axis references (sub-axes included) its shardings take on it, and why each candidate
+    that does not fit was passed over."""
 
     mesh: UserMesh | None
     sub_axes: int = 0
+    refs: int = 0
     rejected: tuple[tuple[UserMesh, str], ...] = ()
 
     def reason(self) -> str:
@@ -86,21 +88,22 @@ def misfit(
 
 def _fit(
     shardings: list[HloSharding], mesh: UserMesh, num_devices: int | None
-) -> tuple[int, str | None]:
-    """(sub-axes used, None) when every sharding fits, else (0, why not)."""
+) -> tuple[tuple[int, int], str | None]:
+    """((sub-axes, axis references) used, None) when every sharding fits, else (_, why not)."""
     if num_devices is not None and mesh.size != num_devices:
-        return 0, f"{plural(mesh.size, 'device')}, the program runs on {num_devices}"
+        return (0, 0), f"{plural(mesh.size, 'device')}, the program runs on {num_devices}"
     try:
         plan = plan_mesh(shardings, num_devices=num_devices, hint=mesh.axes, order=mesh.ids)
-        sub_axes = 0
+        sub_axes = count = 0
         for leaf in _tiled_leaves(shardings):
             refs = [r for dim in plan.axes_of(leaf) for r in dim]
             sub_axes += sum(r.pre is not None for r in refs)
+            count += len(refs)
             if SubgroupType.MANUAL in leaf.subgroups:
                 plan.manual_axes(leaf)
     except ShardingValueError as e:
-        return 0, e.message
-    return sub_axes, None
+        return (0, 0), e.message
+    return (sub_axes, count), None
 
 
 def _tiled_leaves(shardings: Sequence[HloSharding]) -> list[HloSharding]:
@@ -113,19 +116,21 @@ def choose(
     meshes: Sequence[UserMesh],
     num_devices: int | None = None,
 ) -> Choice:
-    """The mesh of `meshes` (most preferred first: the wrapper lists the newest first) that
-    every sharding fits, with the fewest sub-axes; ties go to the earlier one. Example: a
-    module sharded `[2,4]<=[8]` fits both a (2, 4) and a (4, 2) mesh of identity order, the
-    second only with sub-axes, so the (2, 4) mesh is picked."""
+    """The mesh of `meshes` that every sharding fits, the one on which they read simplest:
+    the fewest sub-axes, then the fewest axis references; ties go to the earlier mesh (the
+    program's first). Examples, identity device order: `[2,4]<=[8]` fits a (2, 4) and a
+    (4, 2) mesh, the second only with sub-axes: (2, 4). `[8,1]<=[8]` fits an (8,) mesh as
+    `{"a"}` and a (2, 4) mesh as `{"x", "y"}`: (8,)."""
     shardings = list(shardings)
-    best: tuple[int, UserMesh] | None = None
+    best: tuple[tuple[int, int], UserMesh] | None = None
     rejected = []
     for mesh in meshes:
-        sub_axes, why = _fit(shardings, mesh, num_devices)
+        score, why = _fit(shardings, mesh, num_devices)
         if why is not None:
             rejected.append((mesh, why))
-        elif best is None or sub_axes < best[0]:
-            best = (sub_axes, mesh)
+        elif best is None or score < best[0]:
+            best = (score, mesh)
     if best is None:
         return Choice(None, rejected=tuple(rejected))
-    return Choice(best[1], best[0], tuple(rejected))
+    (sub_axes, refs), mesh = best
+    return Choice(mesh, sub_axes, refs, tuple(rejected))
