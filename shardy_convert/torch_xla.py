@@ -1,8 +1,8 @@
-"""`shardy_convert.torch_xla.use_plugin`, the public name of the torch_xla entry point (it
-lives in `plugin/torch_xla.py`)."""
+"""`shardy_convert.torch_xla.use_plugin` and `record_meshes`, the public names of the torch_xla
+entry points (they live in `plugin/torch_xla.py`)."""
 
 from __future__ import annotations
 
-from .plugin.torch_xla import Handle, use_plugin
+from .plugin.torch_xla import Handle, record_meshes, use_plugin
 
-__all__ = ["Handle", "use_plugin"]
+__all__ = ["Handle", "record_meshes", "use_plugin"]

@@ -59,14 +59,20 @@ class Counters:
     boundary_matched: int = 0
     boundary_fallbacks: int = 0
     boundary_seconds: float = 0.0
+    user_meshes: int = 0  # conversions on a mesh the program created (the plugin wrapper)
+    inferred_meshes: int = 0  # on the inferred mesh: none of the program's meshes fits
 
     def __str__(self) -> str:
         bugs = (
             f" ({plural(self.internal_errors, 'internal error')})" if self.internal_errors else ""
         )
+        meshes = ""
+        if self.user_meshes or self.inferred_meshes:
+            meshes = f" ({self.user_meshes} on the program's meshes, {self.inferred_meshes} not)"
         text = (
-            f"{self.converted} converted, {self.cached} from cache, {self.passed_through} "
-            f"passed through, {self.failed} failed{bugs}, {self.seconds * 1000:.1f} ms converting"
+            f"{self.converted} converted{meshes}, {self.cached} from cache, "
+            f"{self.passed_through} passed through, {self.failed} failed{bugs}, "
+            f"{self.seconds * 1000:.1f} ms converting"
         )
         if self.boundary_matched or self.boundary_fallbacks:
             text += (

@@ -1,7 +1,9 @@
 """What the plugin wrapper does to one program: read it (a portable artifact, MLIR, or an HLO
 module proto), convert it to Shardy for the partitions its compile options ask for, and set
 the options to the Shardy partitioner; a custom device order leaves the mesh for the device
-assignment. `wrapper.Session` calls `convert_program` once per distinct program."""
+assignment; the mesh is the one of the program's own meshes its shardings fit (`meshes`, from
+mesh_recorder.py), else inferred. `wrapper.Session` calls `convert_program` once per distinct
+program."""
 
 from __future__ import annotations
 
@@ -30,6 +32,8 @@ def convert_program(
     *,
     emit: str = "portable",
     matching: Matching | None = None,
+    meshes: tuple = (),
+    facts: dict | None = None,
 ) -> tuple[bytes, bytes, bytes, bytes]:
     """(program, format, options, order) for the real plugin: `code` (a PJRT program of
     format "mlir" or "hlo") converted to Shardy for the partitions `options` ask for, the
@@ -37,8 +41,13 @@ def convert_program(
     device assignment (passes/iota_mesh.py): `order` (int32s) says which of the caller's
     partitions each partition of the compiled program is, b"" when they are the same.
     With `matching`, @main's open values get GSPMD's shardings (passes/match_gspmd_boundary).
-    Raises ShardyConvertError naming the graph."""
+    `meshes` are the program's own meshes (the mesh is the one its shardings fit); `facts`,
+    if given, gets the program's `module` name, `devices`, its Shardy `mesh` and `mesh_from`
+    (user: the mesh of `meshes` picked, inferred: why none fits, shardy: it was Shardy
+    already, "": no meshes were given). Raises ShardyConvertError naming the graph."""
     opts = compile_options.parse(options)
+    facts = {} if facts is None else facts
+    facts["devices"] = opts.num_partitions * opts.num_replicas
     if form in ("hlo", "hlo_with_config"):  # an HloModuleProto(WithConfig): formats/hlo.py
         from ..formats import hlo  # MLIR: not at import (the wrapper stays light)
 
@@ -47,7 +56,8 @@ def convert_program(
         raise ShardyConvertError(
             f"cannot convert a program of format {form!r} (mlir, hlo or hlo_with_config)"
         )
-    out, order = _convert_mlir(code, opts, emit, options if matching else None, matching)
+    raw = options if matching else None
+    out, order = _convert_mlir(code, opts, emit, raw, matching, meshes, facts)
     if order is None:
         return out, b"mlir", compile_options.rewrite(options), b""
     assignment = opts.device_assignment or tuple(range(opts.num_partitions))
@@ -66,8 +76,12 @@ def _convert_mlir(
     emit: str,
     raw: bytes | None = None,
     matching: Matching | None = None,
+    meshes: tuple = (),
+    facts: dict | None = None,
 ) -> tuple[bytes, tuple[int, ...] | None]:
     from ..formats import module as formats
+
+    facts = {} if facts is None else facts
 
     form = formats.detect(code)
     version = formats.portable_version(code) if form == "portable" else _plugin_version()
@@ -77,8 +91,9 @@ def _convert_mlir(
     with thread_context() as ctx:
         mod = formats.load(code, ctx, trusted=True)
         name = _module_name(mod)
+        facts["module"] = name.removeprefix("graph ")
         try:
-            order = _to_shardy(mod, opts, raw, matching, name)
+            order = _to_shardy(mod, opts, raw, matching, name, meshes, facts)
             out = formats.save(mod, emit, version)
         except ShardyConvertError as e:
             raise ShardyConvertError(
@@ -94,6 +109,8 @@ def _to_shardy(
     raw: bytes | None = None,
     matching: Matching | None = None,
     name: str = "the program",
+    meshes: tuple = (),
+    facts: dict | None = None,
 ) -> tuple[int, ...] | None:
     """Converts in place; returns the device order taken out of the mesh, if any. With
     `matching`, GSPMD's boundary is compiled with the options `raw` (the plugin's bytes)."""
@@ -103,7 +120,9 @@ def _to_shardy(
     from ..passes import pipeline
     from ..passes.iota_mesh import DEVICE_ORDER
 
+    facts = {} if facts is None else facts
     if is_shardy(mod.operation):
+        facts["mesh_from"] = "shardy"
         return None
     # strict: an uneven sharding (Shardy would compile another program) is refused, so the
     # plugin never gets a program known to compute differently; passthrough compiles the
@@ -116,17 +135,29 @@ def _to_shardy(
         match_gspmd_boundary=matching is not None,
         compile_options=raw,
         boundary_cache=matching.cache if matching else None,
+        meshes=meshes or None,
     )
-    outcome = convert_module(mod, options)  # import-shardings closes unannotated values
+    # import-shardings closes unannotated values; says which mesh it took (facts)
+    outcome = convert_module(mod, options, facts=facts)
+    facts.setdefault("mesh_from", "")
     if outcome is not None and matching.report is not None:
         matching.report(name, outcome)
     pipeline.run(mod, ["iota-mesh"], verify_each=False)
+    facts["mesh"] = _mesh_text(mod)
     attrs = mod.operation.attributes
     if DEVICE_ORDER not in attrs:
         return None
     order = tuple(ir.DenseI64ArrayAttr(attrs[DEVICE_ORDER]))
     del attrs[DEVICE_ORDER]
     return order
+
+
+def _mesh_text(mod) -> str:
+    """The global mesh `<["data"=2, "model"=4]>` of a converted module ("" if none)."""
+    from ..ir.sdy_attrs import read_meshes
+
+    mesh = read_meshes(mod.operation).get("mesh")
+    return "" if mesh is None else str(mesh)
 
 
 def _module_name(mod) -> str:

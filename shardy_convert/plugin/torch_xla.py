@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ShardyConvertError, UsageError
-from . import plugin_library, wrapper
+from ..formats import meshes as meshes_file
+from . import mesh_recorder, plugin_library, wrapper
 
 
 @dataclass
@@ -51,6 +52,8 @@ def use_plugin(
     stablehlo_compile: bool = True,
     match_gspmd_boundary: bool = False,
     boundary_cache: str | os.PathLike | bool | None = None,
+    mesh_names: bool = True,
+    dump_dir: str | os.PathLike | None = None,
 ) -> Handle:
     """Makes torch_xla run on the PJRT plugin at `library_path` through shardy-convert's
     wrapper: every program is converted to Shardy and compiled with use_shardy_partitioner.
@@ -73,6 +76,14 @@ def use_plugin(
         pinned, Shardy decides (counted in `counters.boundary_fallbacks`, logged).
     boundary_cache: keep GSPMD's choices across processes in this directory (True: the
         user cache dir, ~/.cache/shardy-convert/gspmd-boundary); default in memory only.
+    mesh_names: every torch_xla `Mesh` the program creates is recorded (mesh_recorder.py)
+        and a program is converted on the one its shardings fit: the user's axis names,
+        order and sizes (sub-axes where a sharding splits an axis); where none fits, on the
+        mesh inferred from the shardings (`_axis_0`, ...), logged once per program and
+        counted (`counters.inferred_meshes`). False: always the inferred mesh.
+    dump_dir: a directory (default: $SHARDY_CONVERT_DUMP_DIR, else none) where each distinct
+        program the plugin compiles is written, as received and as MLIR text, with an
+        `index.tsv` and the program's `meshes.json` (see plugin/dump_dir.py).
     """
     if name.upper() == "CPU":
         raise UsageError('name must not be "CPU": torch_xla does not load dynamic plugins then')
@@ -83,7 +94,9 @@ def use_plugin(
     cache = cache_dir(boundary_cache)
     matching = {"match_gspmd_boundary": match_gspmd_boundary, "boundary_cache": cache}
     os.environ.update(wrapper.environment(plugin, on_error=on_error, emit=emit, **matching))
-    session = wrapper.configure(on_error=on_error, emit=emit, **matching)
+    session = wrapper.configure(
+        on_error=on_error, emit=emit, mesh_names=mesh_names, dump_dir=dump_dir, **matching
+    )
     _import_converter()
     os.environ["PJRT_DEVICE"] = name.upper()  # before torch_xla's import reads it
     if stablehlo_compile:
@@ -107,7 +120,25 @@ def use_plugin(
     plugins.register_plugin(name, _Wrapped())
     if normalize_sharding_specs:
         _normalize_sharding_specs(torch_xla._XLAC)
+    if mesh_names or session.dump is not None:
+        mesh_recorder.install()
     return Handle(name=name.upper(), plugin=plugin, library=library, session=session)
+
+
+def record_meshes(path: str | os.PathLike | None = None) -> Path:
+    """Records every torch_xla `Mesh` the program creates from now on in the mesh file
+    `path` (default: `$XLA_SAVE_TENSORS_FILE.meshes.json`, beside torch_xla's own dump),
+    rewritten atomically after each new mesh, so that `shardy-convert convert`, `check` and
+    `inspect` of the dump use the program's axis names (formats/meshes.py). Call it before
+    the program creates its meshes; returns the file's path."""
+    if path is None:
+        dump = os.environ.get("XLA_SAVE_TENSORS_FILE")
+        if not dump:
+            raise UsageError("record_meshes needs a path, or XLA_SAVE_TENSORS_FILE to write beside")
+        path = dump + meshes_file.SUFFIX
+    if not mesh_recorder.install():
+        raise ShardyConvertError("record_meshes needs torch_xla (torch_xla.distributed.spmd)")
+    return mesh_recorder.RECORDER.write_to(Path(path).expanduser())
 
 
 def _check_plugin(library_path: str | os.PathLike) -> str:

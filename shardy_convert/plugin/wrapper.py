@@ -16,6 +16,8 @@ A framework loads `library_path()` as its PJRT plugin with these environment var
                               shardings GSPMD compiles for them (passes/match_gspmd_boundary)
     SHARDY_CONVERT_BOUNDARY_CACHE
                               a directory keeping GSPMD's choices across processes
+    SHARDY_CONVERT_DUMP_DIR   a directory: each distinct program the plugin compiles is
+                              written there, with an index (dump_dir.py)
 
 The C side (`_wrapper/pjrt_shardy_wrapper.c`) calls `on_compile(code, format, options)` in the
 host process's interpreter for every `PJRT_Client_Compile`. It reads the program (a portable
@@ -36,12 +38,15 @@ import logging
 import os
 import struct
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ShardyConvertError, UsageError
+from ..errors import InternalError, ShardyConvertError, UsageError
 from . import compile_options
 from .cache import POLICIES, Cache, Counters
+from .dump_dir import DumpDir, dump_for
+from .mesh_recorder import RECORDER
 from .program import Matching, convert_program
 
 log = logging.getLogger("shardy_convert.wrapper")
@@ -104,7 +109,11 @@ class Session:
     emit: str = "portable"
     match_gspmd_boundary: bool = False
     boundary_cache: str | None = None
+    mesh_names: bool = True  # convert on the meshes the program created (mesh_recorder.py)
+    dump: DumpDir | None = None  # where each distinct program is written (dump_dir.py)
     _cache: Cache = field(init=False, repr=False)
+    _facts: OrderedDict = field(default_factory=OrderedDict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self):
         check_choice("emit", self.emit, EMITS)
@@ -118,17 +127,71 @@ class Session:
         """(program, format, options, device order) to hand the real plugin (the order as
         int32s, b"" for the caller's own); ShardyConvertError to refuse."""
         key = hashlib.blake2b(code + b"\0" + form + b"\0" + options, digest_size=20).digest()
-        key += self.emit.encode()
+        meshes = RECORDER.meshes() if self.mesh_names else ()
+        key += self.emit.encode() + str(len(meshes)).encode()  # a new mesh: convert again
         matching = None
         if self.match_gspmd_boundary:
             matching = Matching(cache=self.boundary_cache, report=self._matched)
-        return self._cache.answer(
-            key,
-            lambda: convert_program(
-                code, form.decode(), options, emit=self.emit, matching=matching
-            ),
-            (code, form, options, b""),
+        facts = self._facts_of(key)
+        try:
+            answer = self._cache.answer(
+                key,
+                lambda: self._convert(code, form, options, matching, meshes, facts),
+                (code, form, options, b""),
+            )
+        except ShardyConvertError:
+            if self.dump is not None:
+                self.dump.program(code, form, None, facts, self.on_error)
+            raise
+        if self.dump is not None:
+            self.dump.program(code, form, answer, facts, self.on_error)
+        return answer
+
+    def _facts_of(self, key: bytes) -> dict:
+        """What the conversion of `key`'s program found out (dump_dir.py writes it down)."""
+        with self._lock:
+            facts = self._facts.setdefault(key, {})
+            self._facts.move_to_end(key)
+            while len(self._facts) > _CACHE_SIZE:
+                self._facts.popitem(last=False)
+        return facts
+
+    def _convert(self, code: bytes, form: bytes, options: bytes, matching, meshes, facts):
+        try:
+            answer = convert_program(
+                code,
+                form.decode(),
+                options,
+                emit=self.emit,
+                matching=matching,
+                meshes=meshes,
+                facts=facts,
+            )
+        except Exception as e:  # for the dump's index; the cache applies the policy
+            ours = isinstance(e, ShardyConvertError)
+            facts["error"] = (
+                (str(e) if e.location else e.message) if ours else InternalError(e).message
+            )
+            raise
+        self._count_mesh(facts)
+        return answer
+
+    def _count_mesh(self, facts: dict) -> None:
+        """Counts the mesh a program was converted on; logs (once: each program is converted
+        once) why none of the program's meshes fits one whose mesh is inferred."""
+        mesh_from = facts.get("mesh_from", "")
+        self._cache.tally(
+            user_meshes=int(mesh_from.startswith("user:")),
+            inferred_meshes=int(mesh_from.startswith("inferred:")),
         )
+        if mesh_from.startswith("inferred:"):
+            log.warning(
+                "shardy-convert: graph %s fits none of the meshes the program created; "
+                "converted on the mesh %s inferred from its shardings: %s",
+                facts.get("module"),
+                facts.get("mesh"),
+                mesh_from.removeprefix("inferred: "),
+            )
 
     def _matched(self, name: str, outcome) -> None:
         """Counts what match-gspmd-boundary did to one program; a fallback is logged once
@@ -166,11 +229,17 @@ def session() -> Session:
             emit = os.environ.get(ENV_EMIT) or "portable"
             check_choice(ENV_ON_ERROR, on_error, POLICIES)
             check_choice(ENV_EMIT, emit, EMITS)
+            try:
+                dump = dump_for(None)
+            except ShardyConvertError as e:  # the run goes on without its dump
+                log.warning("shardy-convert: %s", e)
+                dump = None
             _session = Session(
                 on_error=on_error,
                 emit=emit,
                 match_gspmd_boundary=os.environ.get(ENV_MATCH, "") not in ("", "0"),
                 boundary_cache=os.environ.get(ENV_BOUNDARY_CACHE) or None,
+                dump=dump,
             )
         return _session
 
@@ -181,17 +250,24 @@ def configure(
     emit: str | None = None,
     match_gspmd_boundary: bool = False,
     boundary_cache: str | None = None,
+    mesh_names: bool = True,
+    dump_dir: str | os.PathLike | None = None,
 ) -> Session:
-    """Replaces the process's session (fresh cache and counters) with these settings."""
+    """Replaces the process's session (fresh cache and counters) with these settings.
+    `dump_dir` (default: $SHARDY_CONVERT_DUMP_DIR) is where each distinct program is written
+    (dump_dir.py); ShardyConvertError if it cannot be made."""
     global _session
     check_choice("on_error", on_error, POLICIES)
     check_choice("emit", emit or "portable", EMITS)
+    dump = dump_for(dump_dir)
     with _session_lock:
         _session = Session(
             on_error=on_error,
             emit=emit or "portable",
             match_gspmd_boundary=match_gspmd_boundary,
             boundary_cache=boundary_cache,
+            mesh_names=mesh_names,
+            dump=dump,
         )
         return _session
 
