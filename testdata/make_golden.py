@@ -3,19 +3,23 @@
 Run by `make golden`. Each input `X` (a torch_xla dump, a torch_xla module, or a JAX GSPMD
 lowering listed in manifest.json) gets `golden/X` with the Shardy module(s) the current
 converter writes, so a change in the converter shows up as a reviewable diff.
-Inputs whose manifest entry expects an error get `golden/X.err` with the error message.
+Inputs whose manifest entry expects an error get `golden/X.err` with the error message. Inputs
+with a recorded mesh file (`X.meshes.json`, manifest "mesh_file") are converted on those meshes,
+as `shardy-convert convert X` does: their goldens carry the program's axis names.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from shardy_convert.commands.batch import Job  # noqa: E402
+from shardy_convert.formats import meshes  # noqa: E402
 
 SOURCES = ("torch_xla_dump", "torch_xla_mlir", "jax_gspmd")
 
@@ -26,10 +30,17 @@ def golden_path(entry: dict) -> Path:
 
 
 def render(entry: dict) -> str:
-    """The converted text, or the error messages, of one manifest entry."""
+    """The converted text, or the error messages, of one manifest entry; on the meshes the
+    program recorded where make_testdata recorded them (its "mesh_file", as `convert` finds
+    it beside the input)."""
     data = (HERE / entry["path"]).read_bytes()
-    job = Job("convert", {"num_devices": entry["num_devices"]})
-    result, errors = job.apply(data, entry["path"])
+    options = {"num_devices": entry["num_devices"]}
+    if entry.get("mesh_file"):
+        options["meshes"] = meshes.read(HERE / entry["mesh_file"])
+    job = Job("convert", options)
+    with warnings.catch_warnings():  # mixed_meshes_12's graphs fit neither mesh: expected
+        warnings.filterwarnings("ignore", "the shardings fit none of the given meshes")
+        result, errors = job.apply(data, entry["path"])
     return result if not errors else "".join(f"{err}\n" for err in errors)
 
 

@@ -26,6 +26,9 @@ Outputs (a contract, read by the tests):
   torch_xla/<name>.hlo.pb torch_xla's serialized HloModuleProto of the same graph
                           (_XLAC._get_xla_tensors_hlo_proto), what a PJRT plugin compiles
                           when XLA_STABLEHLO_COMPILE is not set.
+  torch_xla/<name>.meshes.json  the meshes the program created, recorded by
+                          shardy_convert.torch_xla.record_meshes (cases with meshes=True);
+                          the manifest entries of its files name it as "mesh_file".
   jax/<name>.gspmd.mlir   jax.jit(...).lower(...).as_text() with jax_use_shardy_partitioner=False
   jax/<name>.shardy.mlir  the same with jax_use_shardy_partitioner=True (the reference; none
                           for programs JAX's Shardy lowering cannot express, e.g. maximal)
@@ -71,7 +74,7 @@ MANUAL_ESCAPES = "error: manual value escapes"
 class Case:
 
   def __init__(self, name, kind, fn, num_devices, description, mlir=False, hlo=False,
-               shardy=True, xla_dump=False):
+               shardy=True, xla_dump=False, meshes=False):
     self.name = name
     self.kind = kind  # "torch_xla" | "jax"
     self.fn = fn
@@ -81,16 +84,18 @@ class Case:
     self.hlo = hlo
     self.shardy = shardy  # jax: also lower with the Shardy partitioner (the reference twin)
     self.xla_dump = xla_dump  # keep XLA's own --xla_dump_to directory (see the docstring)
+    self.meshes = meshes  # record the program's meshes beside its dump
 
 
 CASES: dict[str, Case] = {}
 
 
-def torch_case(name, num_devices, description, mlir=False, hlo=False, xla_dump=False):
+def torch_case(name, num_devices, description, mlir=False, hlo=False, xla_dump=False,
+               meshes=False):
 
   def deco(fn):
     CASES[name] = Case(name, "torch_xla", fn, num_devices, description, mlir, hlo,
-                       xla_dump=xla_dump)
+                       xla_dump=xla_dump, meshes=meshes)
     return fn
 
   return deco
@@ -205,7 +210,7 @@ def case_matmul_2x2():
     "matmul_2x4", 8,
     "SPMD notebook on mesh (2, 4): specs (0,1), (1,0), (0,None), (None,1), matmul, "
     "elementwise multiply, a mark_sharding on an intermediate; output read with .cpu()",
-    mlir=True)
+    mlir=True, meshes=True)
 def case_matmul_2x4():
   t = _tx()
   mesh = t.xs.Mesh(t.np.arange(8), (2, 4), ("x", "y"))
@@ -223,7 +228,7 @@ CUSTOM_IDS_8 = [3, 6, 0, 5, 1, 7, 2, 4]
     "one straight on an input tensor (spec ('data', 'model'), local cumsum), one on an "
     "intermediate (spec (None, 'model'), partially replicated); the global result is "
     "used afterwards" % (CUSTOM_IDS_8,),
-    mlir=True)
+    mlir=True, meshes=True)
 def case_custom_device_ids_manual():
   t = _tx()
   torch, xs = t.torch, t.xs
@@ -278,7 +283,7 @@ def case_manual_escape():
     "('data', 'model'): column-parallel then row-parallel weights, batch on 'data', "
     "2 training steps (MSE loss, backward, SGD step); the HloModuleProto of the second "
     "step's graph too (what a PJRT plugin compiles without XLA_STABLEHLO_COMPILE)",
-    mlir=True, hlo=True)
+    mlir=True, hlo=True, meshes=True)
 def case_tp_mlp_train():
   t = _tx()
   mesh, hlo, mlir, loss = _tp_mlp_train(t)
@@ -727,7 +732,7 @@ def case_hf_gpt2_dynamo():
     "Two torch_xla meshes over the same 12 devices, (3, 4) ('a', 'b') and (4, 3) ('c', 'd'): "
     "no common factorization, so the converted mesh keeps one 12-device axis and every "
     "sharding uses sub-axes of it (both orientations); matmuls and adds mixing the meshes",
-    mlir=True)
+    mlir=True, meshes=True)
 def case_mixed_meshes_12():
   t = _tx()
   torch, xs = t.torch, t.xs
@@ -977,6 +982,10 @@ def _jmesh_info(mesh):
 
 
 def child_torch(case: Case, workdir: str):
+  if case.meshes:  # every torch_xla Mesh the program makes, beside its dump
+    sys.path.insert(0, os.path.dirname(HERE))
+    from shardy_convert.torch_xla import record_meshes
+    record_meshes(os.path.join(workdir, "dump.meshes.json"))
   res = case.fn()
   with open(os.path.join(workdir, "result.json"), "w") as f:
     json.dump(res, f)
@@ -1162,6 +1171,10 @@ def produce(case: Case, log) -> list[dict]:
     entries = []
     base = {"num_devices": case.num_devices, "description": case.description,
             "mesh": res["mesh"], "case": case.name}
+    if case.kind == "torch_xla" and case.meshes:
+      rel = "torch_xla/%s.meshes.json" % case.name
+      shutil.copyfile(os.path.join(workdir, "dump.meshes.json"), os.path.join(HERE, rel))
+      base["mesh_file"] = rel
     if case.kind == "torch_xla" and not case.xla_dump:
       dump_file = os.path.join(workdir, "dump.0")
       if not os.path.exists(dump_file):

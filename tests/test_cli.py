@@ -51,9 +51,9 @@ def test_only_version_imports_jaxlib_at_start_up():
 
 
 def test_convert_module_to_stdout():
-    result = run("convert", MATMUL)
+    result = run("convert", MATMUL)  # on the mesh recorded beside it: Mesh(..., ("x", "y"))
     assert result.exit_code == 0, result.output
-    assert 'sdy.mesh @mesh = <["_axis_0"=2, "_axis_1"=4]>' in result.stdout
+    assert 'sdy.mesh @mesh = <["x"=2, "y"=4]>' in result.stdout
     assert "mhlo.sharding" not in result.stdout
 
 

@@ -9,12 +9,13 @@ the original annotates them, and equal results on random inputs.
 from __future__ import annotations
 
 import re
+import warnings
 
 import pytest
 
-from shardy_convert import ShardyConvertError, convert
+from shardy_convert import ShardyConvertError, ShardyConvertWarning, convert
 from shardy_convert.commands.check import Verdict, compare, compile_module
-from shardy_convert.formats import dump
+from shardy_convert.formats import dump, meshes
 
 from .conftest import TESTDATA, manifest
 
@@ -63,6 +64,30 @@ def test_graph_compiles_to_the_same_program(entry, graph):
     report = compare(graph, converted, entry["num_devices"])
     # Not just `report.ok`: a compiler difference would be an XLA bug met in our own testdata.
     assert report.verdict in (Verdict.SAME, Verdict.REASSOCIATED), str(report)
+
+
+NAMED = [p for p in OK if p.values[0].get("mesh_file")]
+
+
+@pytest.mark.parametrize(("entry", "graph"), NAMED)
+def test_graph_on_the_programs_own_mesh_compiles_to_the_same_program(entry, graph):
+    """On the meshes make_testdata recorded (record_meshes): the program's axis names, and the
+    same program as GSPMD's."""
+    recorded = meshes.read(TESTDATA / entry["mesh_file"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ShardyConvertWarning)
+        converted = convert(graph, num_devices=entry["num_devices"], meshes=recorded)
+    fallback = [w for w in caught if "fit none of the given meshes" in str(w.message)]
+    if not fallback:
+        assert recorded[0].axes[0][0] in converted  # e.g. '"data"=2'
+    report = compare(graph, converted, entry["num_devices"])
+    assert report.verdict in (Verdict.SAME, Verdict.REASSOCIATED), str(report)
+
+
+def test_the_programs_meshes_are_recorded_beside_some_dumps():
+    assert {p.values[0]["case"] for p in NAMED} >= {
+        "matmul_2x4", "tp_mlp_train", "custom_device_ids_manual", "mixed_meshes_12"
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize(("entry", "graph"), FAILING)

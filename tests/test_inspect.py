@@ -24,6 +24,7 @@ if "inspect" not in main.commands:  # until cli.py registers it itself
 
 TORCH = TESTDATA / "torch_xla"
 MATMUL_DUMP = TORCH / "matmul_2x4.dump"
+MATMUL_MESHES = TORCH / "matmul_2x4.meshes.json"  # found beside the dump by inspect
 CUSTOM_DUMP = TORCH / "custom_device_ids_manual.dump"
 RETRACE_DUMP = TORCH / "linear_retrace.dump"
 JAX_MESH3D = TESTDATA / "jax" / "mesh3d.gspmd.mlir"
@@ -72,12 +73,13 @@ def test_table_shows_every_form_of_each_value_and_the_mesh_once():
     lines = result.stdout.splitlines()
     assert lines[0] == f"== {MATMUL_DUMP}:graph 0: GSPMD, 8 devices (from shardings)"
     assert result.stdout.count("mesh @mesh = ") == 1
-    assert '   mesh @mesh = <["_axis_0"=2, "_axis_1"=4]>' in lines
+    # the program's own mesh, recorded beside the dump (matmul_2x4.meshes.json)
+    assert "   mesh @mesh = <[\"x\"=2, \"y\"=4]>  (the program's Mesh((2, 4), ('x', 'y')))" in lines
     arg0 = next(k for k, line in enumerate(lines) if line.lstrip().startswith("%arg0"))
     assert lines[arg0].split() == [
         "%arg0", "13:19", "8x8xf32",
         "{devices=[1,4,2]0,4,1,5,2,6,3,7", "last_tile_dim_replicate}",
-        "<@mesh,", "[{},", '{"_axis_1"}]>',
+        "<@mesh,", "[{},", '{"y"}]>',
         "8x2", "per", "device,", "2", "replicas",
     ]  # fmt: skip
     # The V2 form sits on the next line, in the SHARDING column.
@@ -85,7 +87,7 @@ def test_table_shows_every_form_of_each_value_and_the_mesh_once():
     assert lines[arg0 + 1].index("v2") == lines[arg0].index("{devices")
     sharding = next(line for line in lines if "%1 = @Sharding" in line)
     assert sharding.split()[3:5] == ["16:10", "8x8xf32"]
-    assert '<@mesh, [{"_axis_1"}, {"_axis_0"}]>  2x4 per device' in sharding
+    assert '<@mesh, [{"y"}, {"x"}]>  2x4 per device' in sharding
     assert lines[-1] == "1 graph, 5 sharded values; findings: 0 errors, 5 warnings, 0 infos"
 
 
@@ -107,10 +109,10 @@ def test_json_forms_agree_with_the_converter():
     (graph,) = data["graphs"]
     assert (graph["file"], graph["graph"], graph["form"]) == (str(MATMUL_DUMP), 0, "gspmd")
     assert (graph["num_devices"], graph["device_count_from"]) == (8, "shardings")
-    assert graph["meshes"] == [{"name": "mesh", "mesh": '<["_axis_0"=2, "_axis_1"=4]>'}]
+    assert graph["meshes"] == [{"name": "mesh", "mesh": '<["x"=2, "y"=4]>'}]
     values = by_name(graph)
     assert list(values) == ["%arg0", "%arg1", "%arg2", "%arg3", "%1"]
-    converted = convert(dump.graphs(MATMUL_DUMP.read_text())[0].text)
+    converted = convert(dump.graphs(MATMUL_DUMP.read_text())[0].text, meshes=MATMUL_MESHES)
     converted_args = re.findall(r"sdy\.sharding = #sdy\.sharding(<@mesh, \[.*?\]>)", converted)
     assert [values[f"%arg{k}"]["sdy"] for k in range(4)] == converted_args
     assert f"sdy.sharding_constraint %0 {values['%1']['sdy']}" in converted
@@ -135,12 +137,12 @@ def test_custom_device_order_is_a_finding_and_kept_in_the_mesh():
     data = inspect_json(CUSTOM_DUMP)
     (graph,) = data["graphs"]
     assert graph["meshes"][0]["mesh"] == (
-        '<["_axis_0"=2, "_axis_1"=4], device_ids=[3, 6, 0, 5, 1, 7, 2, 4]>'
+        '<["data"=2, "model"=4], device_ids=[3, 6, 0, 5, 1, 7, 2, 4]>'
     )
     values = by_name(graph)
     assert values["%arg3"]["v2"] is None
-    assert values["%arg3"]["sdy"] == '<@mesh, [{"_axis_0"}, {"_axis_1"}]>'
-    assert values["%0"]["sdy"] == 'manual_axes={"_axis_0", "_axis_1"}'
+    assert values["%arg3"]["sdy"] == '<@mesh, [{"data"}, {"model"}]>'
+    assert values["%0"]["sdy"] == 'manual_axes={"data", "model"}'
     custom = codes(data, code="custom-device-order")
     assert [(v, loc) for _, v, loc in custom] == [
         ("%arg0", "12:19"),
@@ -206,7 +208,7 @@ def test_jax_module_takes_the_count_from_num_partitions():
 def test_shardy_module_shows_the_gspmd_equivalent(tmp_path):
     original = by_name(inspect_json(MATMUL_DUMP)["graphs"][0])
     shardy = tmp_path / "matmul.shardy.mlir"
-    shardy.write_text(convert(dump.graphs(MATMUL_DUMP.read_text())[0].text))
+    shardy.write_text(convert(dump.graphs(MATMUL_DUMP.read_text())[0].text, meshes=MATMUL_MESHES))
     data = inspect_json(shardy)
     (graph,) = data["graphs"]
     assert (graph["form"], graph["num_devices"], graph["device_count_from"]) == (

@@ -13,6 +13,8 @@ import json
 
 import click
 
+from .params import mesh_file_option
+
 
 @click.command("inspect")
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True, allow_dash=True))
@@ -35,14 +37,15 @@ import click
     help="Only this graph of a dump (a plain module is graph 0).",
 )
 @click.option("--ascii", "ascii_only", is_flag=True, help="Draw --show with plain ASCII.")
-def inspect_command(inputs, fmt, show, graph, ascii_only) -> None:
+@mesh_file_option
+def inspect_command(inputs, fmt, show, graph, ascii_only, mesh_file) -> None:
     """Show every sharded value (as given, V2, sdy, per device) and audit the annotations."""
     from ..commands.inspect import find_value, format_table, inspect_inputs
     from ..commands.inspect import show as draw
 
     if show and fmt == "json":
         raise click.UsageError("--show draws a grid: it has no JSON form (drop --format json)")
-    report = inspect_inputs(inputs)
+    report = inspect_inputs(inputs, mesh_file)
     if graph is not None:
         _only_graph(report, graph)
     for error in report.errors:

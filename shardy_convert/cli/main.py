@@ -17,7 +17,7 @@ import click
 
 from ..errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe
 from ..options import parse_mesh
-from .params import TargetVersion
+from .params import TargetVersion, check_mesh_options, mesh_file_option
 from .progress import echo, progress
 from .version import version_option
 
@@ -186,6 +186,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     help="StableHLO version of a portable artifact (default: the input's, else the newest).",
 )
 @_mesh_option
+@mesh_file_option
 @_num_devices_option
 @click.option("--imported", is_flag=True, help="Emit Shardy's fully imported (internal) form.")
 @click.option(
@@ -223,6 +224,7 @@ def convert(
     emit,
     target_version,
     mesh,
+    mesh_file,
     num_devices,
     imported,
     validate,
@@ -233,10 +235,13 @@ def convert(
     jobs,
 ) -> None:
     """Convert modules or torch_xla dumps to Shardy; `-` reads stdin."""
+    check_mesh_options(mesh, mesh_file)
     options = dict(
         emit=emit,
         target_version=target_version,
         mesh=mesh,
+        meshes=mesh_file,
+        find_meshes=True,
         num_devices=num_devices,
         imported=imported,
         validate=validate,
@@ -300,6 +305,7 @@ def _run_batch(transform: str, options: dict, inputs, output, jobs: int = 1) -> 
     help="Device count of graphs whose module and dump do not say (all replicated).",
 )
 @_mesh_option
+@mesh_file_option
 @click.option(
     "--reference/--no-reference",
     default=True,
@@ -307,15 +313,17 @@ def _run_batch(transform: str, options: dict, inputs, output, jobs: int = 1) -> 
     help="Also compare with the program run unpartitioned on one device.",
 )
 @_match_option
-def check(inputs, devices, mesh, reference, match_gspmd_boundary) -> None:
+def check(inputs, devices, mesh, mesh_file, reference, match_gspmd_boundary) -> None:
     """Convert, compile original (GSPMD) and result (Shardy) on the CPU PJRT client, compare."""
     from ..commands.check import check_inputs
 
+    check_mesh_options(mesh, mesh_file)
     failures = 0
     checks = check_inputs(
         inputs,
         devices=devices,
         mesh=mesh,
+        meshes=mesh_file,
         reference=reference,
         match_gspmd_boundary=match_gspmd_boundary,
     )

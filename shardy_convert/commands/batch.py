@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe, naming_flag
-from ..formats import dump
+from ..formats import dump, meshes
 from ..formats.output import write_all
 
 STDIN = "-"
@@ -45,7 +45,8 @@ class Item:
 class Job:
     """A transform of `converter.TRANSFORMS` by name, with its keyword options. A transform
     that takes `fallback_devices` gets, for each graph of a dump, the device count the dump's
-    graphs agree on."""
+    graphs agree on; one that takes `meshes` gets the option `meshes` (a mesh file's) or, with
+    `find_meshes`, those of the mesh file beside each input (formats/meshes.py)."""
 
     transform: str
     options: dict = field(default_factory=dict)
@@ -64,6 +65,12 @@ class Job:
         options = dict(self.options)
         if source.is_dump and "fallback_devices" in inspect.signature(fn).parameters:
             options["fallback_devices"] = source.device_count
+        given, find = options.pop("meshes", None), options.pop("find_meshes", False)
+        if not options.get("mesh") and "meshes" in inspect.signature(fn).parameters:
+            try:  # --mesh-file, or the mesh file beside the input (a note says so)
+                options["meshes"] = meshes.for_input(file, given, find)
+            except ShardyConvertError as e:
+                return None, [e]
         return dump.transform(source, lambda g: fn(g.text, **options), file)
 
 

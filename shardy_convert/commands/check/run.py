@@ -20,6 +20,7 @@ from ...converter import convert, is_shardy
 from ...errors import InternalError, ShardyConvertError, ShardyConvertWarning, naming_flag
 from ...formats import dump, hlo
 from ...formats import module as formats
+from ...formats.meshes import for_input
 from ...ir.bindings import ir
 from ...ir.mlir import new_context, parse_module, print_module
 from ...ir.sdy_attrs import read_meshes
@@ -85,10 +86,13 @@ def check_inputs(
     *,
     devices: int | None = None,
     mesh: str | None = None,
+    meshes: tuple | None = None,
     reference: bool = True,
     match_gspmd_boundary: bool = False,
 ) -> Iterator[GraphCheck]:
-    """Checks every graph of every input, in order (see the module docstring)."""
+    """Checks every graph of every input, in order (see the module docstring). Without
+    `mesh`, graphs are converted on `meshes` (a mesh file's) or those of the mesh file beside
+    each input (formats/meshes.py)."""
     items = expand(inputs)  # before stdin is read: a usage error reads nothing
     stdin = read_input(STDIN) if STDIN in inputs else b""
 
@@ -97,7 +101,11 @@ def check_inputs(
             graph
             for item in items
             for graph in _prepare(
-                item.name, stdin if item.name == STDIN else None, devices, mesh, match
+                item.name,
+                stdin if item.name == STDIN else None,
+                devices,
+                {"mesh": mesh, "meshes": meshes},
+                match,
             )
         ]
 
@@ -118,10 +126,12 @@ def check_inputs(
 
 
 def _prepare(
-    name: str, data: bytes | None, devices: int | None, mesh, match: bool = False
+    name: str, data: bytes | None, devices: int | None, mesh: dict, match: bool = False
 ) -> list[_Graph]:
     try:
         source = dump.read(_text(read_input(name) if data is None else data), name)
+        if not mesh["mesh"]:  # --mesh-file, or the mesh file beside the input
+            mesh = {"meshes": for_input(name, mesh["meshes"])}
     except ShardyConvertError as e:
         return [_Graph(name, None).failed(e)]
     fallback = source.device_count if source.is_dump else None
@@ -145,7 +155,7 @@ def _text(data: bytes) -> str | bytes:
 
 
 def _convert(
-    graph: _Graph, source: dump.Graph, fallback: int | None, mesh, match: bool = False
+    graph: _Graph, source: dump.Graph, fallback: int | None, mesh: dict, match: bool = False
 ) -> _Graph:
     """`graph` with its two modules, or "already Shardy". Raises ShardyConvertError (a bug of
     ours as an InternalError) for `for_each_graph` to locate."""
@@ -158,7 +168,7 @@ def _convert(
             warnings.simplefilter("always", ShardyConvertWarning)
             converted = convert(
                 source.text,
-                mesh=mesh,
+                **mesh,
                 fallback_devices=fallback,
                 validate=True,
                 match_gspmd_boundary=match,

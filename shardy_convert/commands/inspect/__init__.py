@@ -27,6 +27,8 @@ findings with a severity and a location:
     device-out-of-range    error     the import rules (`shardy_convert.sharding.import_rules`), as
                                      import-shardings checks them
     no-mesh                error     the shardings are not views of one device mesh
+    no-recorded-mesh       warning   the shardings fit none of the program's meshes (a mesh
+                                     file's): the mesh is inferred, its axes `_axis_N`
     no-sdy-form            error     a sharding that cannot be put on the graph's mesh
     no-gspmd-form          error     (Shardy input) a sharding `to_hlo` cannot express
 
@@ -45,6 +47,7 @@ added in later versions of the same schema, never renamed:
                  "num_devices": int | null, "device_count_from": "shardings" |
                  "mhlo.num_partitions" | "sdy.mesh" | "other graphs of the dump" | null,
                  "meshes": [{"name": str, "mesh": str (e.g. `<["_axis_0"=2]>`)}],
+                 "mesh_from": str | null (the recorded mesh @mesh is, from a mesh file),
                  "values": [{"name": str (`%arg3`, `result 0`, `%1`, `%5#1`),
                              "func": str | null, "kind": "arg" | "result" | "op" | "module",
                              "op": str | null (`@Sharding` for custom calls, else the op name),

@@ -11,6 +11,7 @@ from ...ir.walker import Site, call_target, func_name, funcs, num_partitions, si
 from ...passes.import_custom_calls import unspecified_dims
 from ...sharding import HloSharding, Kind, import_rules
 from ...sharding.mesh import MESH_NAME, MeshPlan, maximal_mesh_name, plan_mesh
+from ...sharding.mesh_fit import choose
 from ...sharding.sdy import Mesh
 from .audit import device_order, rule_findings
 from .reader import Reader, op_label, type_info, v2_text
@@ -56,16 +57,34 @@ class GspmdReader(Reader):
 
     def _plan(self, shardings: list[HloSharding], partitions: int | None) -> MeshPlan | None:
         try:
-            plan = plan_mesh(shardings, num_devices=partitions)
+            hint, order = self._user_mesh(shardings, partitions or self.fallback)
+            plan = plan_mesh(shardings, num_devices=partitions, hint=hint, order=order)
             source = "mhlo.num_partitions" if partitions else "shardings"
             if not plan.device_count_known and self.fallback:
-                plan = plan_mesh(shardings, num_devices=self.fallback)
+                plan = plan_mesh(shardings, num_devices=self.fallback, hint=hint, order=order)
                 source = "other graphs of the dump"
         except ShardyConvertError as e:
             self.finding("error", "no-mesh", f"no Shardy mesh for this graph: {e.message}")
             return None
         self._describe(plan, source)
         return plan
+
+    def _user_mesh(self, shardings: list[HloSharding], count: int | None) -> tuple:
+        """(axes, device order) of the program's mesh the shardings fit, as convert picks it
+        (import-shardings); (None, None) when there are none or none fits (a finding)."""
+        if not self.meshes:
+            return None, None
+        choice = choose(shardings, self.meshes, count)
+        if choice.mesh is None:
+            self.finding(
+                "warning",
+                "no-recorded-mesh",
+                f"the shardings fit none of the program's meshes, the mesh is inferred: "
+                f"{choice.reason()}",
+            )
+            return None, None
+        self.result.mesh_from = choice.mesh.describe()
+        return choice.mesh.axes, choice.mesh.ids
 
     def _describe(self, plan: MeshPlan, source: str) -> None:
         """The meshes convert emits (no `@mesh` when every sharding is maximal: nothing is

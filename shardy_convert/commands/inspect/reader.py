@@ -16,6 +16,8 @@ class Reader:
     by `line_offset` (a dump graph's first line - 1); `fallback` is the device count to use
     when nothing in the module says."""
 
+    meshes: tuple = ()  # the program's meshes (sharding.mesh_fit.UserMesh), if recorded
+
     def __init__(self, module: ir.Operation, result: Graph, line_offset: int, fallback):
         self.module = module
         self.result = result

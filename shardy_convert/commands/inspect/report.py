@@ -118,6 +118,7 @@ class Graph:
     num_devices: int | None = None
     device_count_from: str | None = None
     meshes: list[tuple[str, str]] = field(default_factory=list)
+    mesh_from: str | None = None  # the program's mesh @mesh is (a mesh file's), if one fits
     values: list[Value] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
@@ -134,6 +135,7 @@ class Graph:
             "num_devices": self.num_devices,
             "device_count_from": self.device_count_from,
             "meshes": [{"name": n, "mesh": m} for n, m in self.meshes],
+            "mesh_from": self.mesh_from,
             "values": [v.as_json() for v in self.values],
         }
 

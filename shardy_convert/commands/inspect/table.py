@@ -36,6 +36,8 @@ def _graph_table(graph: Graph) -> list[str]:
     source = f" (from {graph.device_count_from})" if graph.device_count_from else ""
     lines = [f"== {graph.where}: {graph.form.upper()}, {count}{source}"]
     lines += [f"   mesh @{name} = {mesh}" for name, mesh in graph.meshes]
+    if graph.mesh_from:
+        lines[-1] += f"  (the program's {graph.mesh_from})"
     rows: list[list[str]] = [list(_HEADERS[graph.form])]
     for value in graph.values:
         rows.extend(_rows(value, graph.form))

@@ -1,6 +1,6 @@
 module @IrToHlo.157 attributes {mhlo.cross_program_prefetches = [], mhlo.input_output_alias = [], mhlo.is_dynamic = false, mhlo.use_auto_spmd_partitioning = false} {
-  sdy.mesh @mesh = <["_axis_0"=2, "_axis_1"=4]> {stablehlo.mesh = {axes = [{name = "_axis_0", size = 2 : i64}, {name = "_axis_1", size = 4 : i64}]}}
-  func.func @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"_axis_0"}, {}]>}, %arg1: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}]>}, %arg2: tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"_axis_1"}]>}, %arg3: tensor<32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"_axis_1"}]>}, %arg4: tensor<32x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"_axis_1"}, {}]>}, %arg5: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"_axis_0"}, {}]>}, %arg6: tensor<f32> {sdy.sharding = #sdy.sharding<@mesh, []>}, %arg7: tensor<f32> {sdy.sharding = #sdy.sharding<@mesh, []>}, %arg8: tensor<32x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"_axis_1"}, {}]>}, %arg9: tensor<32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"_axis_1"}]>}, %arg10: tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"_axis_1"}]>}, %arg11: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}]>}) -> (tensor<f32>, tensor<32x16xf32>, tensor<32xf32>, tensor<16x32xf32>, tensor<16xf32>) {
+  sdy.mesh @mesh = <["data"=2, "model"=4]> {stablehlo.mesh = {axes = [{name = "data", size = 2 : i64}, {name = "model", size = 4 : i64}]}}
+  func.func @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}, %arg1: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}]>}, %arg2: tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"model"}]>}, %arg3: tensor<32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}]>}, %arg4: tensor<32x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}, {}]>}, %arg5: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}, %arg6: tensor<f32> {sdy.sharding = #sdy.sharding<@mesh, []>}, %arg7: tensor<f32> {sdy.sharding = #sdy.sharding<@mesh, []>}, %arg8: tensor<32x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}, {}]>}, %arg9: tensor<32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}]>}, %arg10: tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"model"}]>}, %arg11: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}]>}) -> (tensor<f32>, tensor<32x16xf32>, tensor<32xf32>, tensor<16x32xf32>, tensor<16xf32>) {
     %cst = stablehlo.constant dense<0.398942292> : tensor<8x32xf32>
     %cst_0 = stablehlo.constant dense<-5.000000e-01> : tensor<8x32xf32>
     %cst_1 = stablehlo.constant dense<7.812500e-03> : tensor<8x16xf32>
@@ -29,7 +29,7 @@ module @IrToHlo.157 attributes {mhlo.cross_program_prefetches = [], mhlo.input_o
     %16 = stablehlo.multiply %15, %cst_6 : tensor<f32>
     %17 = stablehlo.broadcast_in_dim %arg7, dims = [] : (tensor<f32>) -> tensor<32x16xf32>
     %18 = stablehlo.multiply %arg8, %17 : tensor<32x16xf32>
-    %19 = sdy.sharding_constraint %18 <@mesh, [{"_axis_1"}, {}]> : tensor<32x16xf32>
+    %19 = sdy.sharding_constraint %18 <@mesh, [{"model"}, {}]> : tensor<32x16xf32>
     %20 = stablehlo.transpose %arg5, dims = [1, 0] {result_layout = dense<[0, 1]> : tensor<2xindex>, xla_shape = "f32[16,8]{0,1}"} : (tensor<8x16xf32>) -> tensor<16x8xf32>
     %21 = stablehlo.multiply %13, %cst_2 : tensor<8x16xf32>
     %22 = stablehlo.multiply %21, %cst_1 : tensor<8x16xf32>
@@ -45,33 +45,33 @@ module @IrToHlo.157 attributes {mhlo.cross_program_prefetches = [], mhlo.input_o
     %32 = stablehlo.dot_general %20, %31, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<16x8xf32>, tensor<8x32xf32>) -> tensor<16x32xf32>
     %33 = stablehlo.transpose %32, dims = [1, 0] {result_layout = dense<[0, 1]> : tensor<2xindex>, xla_shape = "f32[32,16]{0,1}"} : (tensor<16x32xf32>) -> tensor<32x16xf32>
     %34 = stablehlo.add %19, %33 : tensor<32x16xf32>
-    %35 = sdy.sharding_constraint %34 <@mesh, [{"_axis_1"}, {}]> : tensor<32x16xf32>
+    %35 = sdy.sharding_constraint %34 <@mesh, [{"model"}, {}]> : tensor<32x16xf32>
     %36 = stablehlo.broadcast_in_dim %arg6, dims = [] : (tensor<f32>) -> tensor<32x16xf32>
     %37 = stablehlo.multiply %35, %36 : tensor<32x16xf32>
     %38 = stablehlo.add %arg4, %37 : tensor<32x16xf32>
-    %39 = sdy.sharding_constraint %38 <@mesh, [{"_axis_1"}, {}]> : tensor<32x16xf32>
+    %39 = sdy.sharding_constraint %38 <@mesh, [{"model"}, {}]> : tensor<32x16xf32>
     %40 = stablehlo.broadcast_in_dim %arg7, dims = [] : (tensor<f32>) -> tensor<32xf32>
     %41 = stablehlo.multiply %arg9, %40 : tensor<32xf32>
-    %42 = sdy.sharding_constraint %41 <@mesh, [{"_axis_1"}]> : tensor<32xf32>
+    %42 = sdy.sharding_constraint %41 <@mesh, [{"model"}]> : tensor<32xf32>
     %43 = stablehlo.reduce(%31 init: %cst_7) applies stablehlo.add across dimensions = [0] : (tensor<8x32xf32>, tensor<f32>) -> tensor<32xf32>
     %44 = stablehlo.add %42, %43 : tensor<32xf32>
-    %45 = sdy.sharding_constraint %44 <@mesh, [{"_axis_1"}]> : tensor<32xf32>
+    %45 = sdy.sharding_constraint %44 <@mesh, [{"model"}]> : tensor<32xf32>
     %46 = stablehlo.broadcast_in_dim %arg6, dims = [] : (tensor<f32>) -> tensor<32xf32>
     %47 = stablehlo.multiply %45, %46 : tensor<32xf32>
     %48 = stablehlo.add %arg3, %47 : tensor<32xf32>
-    %49 = sdy.sharding_constraint %48 <@mesh, [{"_axis_1"}]> : tensor<32xf32>
+    %49 = sdy.sharding_constraint %48 <@mesh, [{"model"}]> : tensor<32xf32>
     %50 = stablehlo.broadcast_in_dim %arg7, dims = [] : (tensor<f32>) -> tensor<16x32xf32>
     %51 = stablehlo.multiply %arg10, %50 : tensor<16x32xf32>
-    %52 = sdy.sharding_constraint %51 <@mesh, [{}, {"_axis_1"}]> : tensor<16x32xf32>
+    %52 = sdy.sharding_constraint %51 <@mesh, [{}, {"model"}]> : tensor<16x32xf32>
     %53 = stablehlo.transpose %8, dims = [1, 0] {result_layout = dense<[0, 1]> : tensor<2xindex>, xla_shape = "f32[32,8]{0,1}"} : (tensor<8x32xf32>) -> tensor<32x8xf32>
     %54 = stablehlo.dot_general %53, %22, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<32x8xf32>, tensor<8x16xf32>) -> tensor<32x16xf32>
     %55 = stablehlo.transpose %54, dims = [1, 0] {result_layout = dense<[0, 1]> : tensor<2xindex>, xla_shape = "f32[16,32]{0,1}"} : (tensor<32x16xf32>) -> tensor<16x32xf32>
     %56 = stablehlo.add %52, %55 : tensor<16x32xf32>
-    %57 = sdy.sharding_constraint %56 <@mesh, [{}, {"_axis_1"}]> : tensor<16x32xf32>
+    %57 = sdy.sharding_constraint %56 <@mesh, [{}, {"model"}]> : tensor<16x32xf32>
     %58 = stablehlo.broadcast_in_dim %arg6, dims = [] : (tensor<f32>) -> tensor<16x32xf32>
     %59 = stablehlo.multiply %57, %58 : tensor<16x32xf32>
     %60 = stablehlo.add %arg2, %59 : tensor<16x32xf32>
-    %61 = sdy.sharding_constraint %60 <@mesh, [{}, {"_axis_1"}]> : tensor<16x32xf32>
+    %61 = sdy.sharding_constraint %60 <@mesh, [{}, {"model"}]> : tensor<16x32xf32>
     %62 = stablehlo.broadcast_in_dim %arg7, dims = [] : (tensor<f32>) -> tensor<16xf32>
     %63 = stablehlo.multiply %arg11, %62 : tensor<16xf32>
     %64 = sdy.sharding_constraint %63 <@mesh, [{}]> : tensor<16xf32>
