@@ -108,6 +108,11 @@ def custom_order_tp() -> dict:
 def llama_tp_custom_order() -> dict:
     """HF transformers LlamaForCausalLM (tiny config, random init) with Megatron tensor
     parallelism on a custom device order, 3 SGD steps (parameters fed back each step)."""
+    return llama_tp(CUSTOM_ORDER)
+
+
+def llama_tp(device_ids) -> dict:
+    """The Llama TP loop on `Mesh(device_ids, (2, 4), ("data", "model"))`."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
@@ -121,7 +126,7 @@ def llama_tp_custom_order() -> dict:
         max_position_embeddings=64,
     )
     model = LlamaForCausalLM(config).to(_device())
-    mesh = _mesh(CUSTOM_ORDER, (2, 4), ("data", "model"))
+    mesh = _mesh(device_ids, (2, 4), ("data", "model"))
     column = ("q_proj", "k_proj", "v_proj", "gate_proj", "up_proj", "lm_head")
     for name, p in model.named_parameters():
         if name.endswith(tuple(f"{c}.weight" for c in column)):

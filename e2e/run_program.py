@@ -2,6 +2,7 @@
 
     python -m e2e.run_program PROGRAM cpu|wrapper|eager OUT_DIR [--on-error passthrough]
         [--hook raising] [--no-normalize] [--plugin PATH] [--hlo] [--match-gspmd-boundary]
+        [--dump-dir DIR]
 
 cpu: torch_xla's built-in CPU runtime (PJRT_DEVICE=CPU). wrapper: `use_plugin` on the
 xla-cpu-pjrt plugin, with e2e.recorder as the hook. eager: plain PyTorch on the CPU,
@@ -36,6 +37,7 @@ def setup(args, devices: int):
         normalize_sharding_specs=not args.no_normalize,
         stablehlo_compile=not args.hlo,
         match_gspmd_boundary=args.match_gspmd_boundary,
+        dump_dir=args.dump_dir,
     )
     return handle
 
@@ -51,10 +53,16 @@ def main() -> None:
     parser.add_argument("--plugin")
     parser.add_argument("--hlo", action="store_true", help="HLO protos, no XLA_STABLEHLO_COMPILE")
     parser.add_argument("--match-gspmd-boundary", action="store_true")
+    parser.add_argument("--dump-dir", help="use_plugin(dump_dir=...)")
     args = parser.parse_args()
-    from e2e import boundary_programs, other_programs, programs
+    from e2e import boundary_programs, mesh_programs, other_programs, programs
 
-    every = {**programs.PROGRAMS, **other_programs.PROGRAMS, **boundary_programs.PROGRAMS}
+    every = {
+        **programs.PROGRAMS,
+        **other_programs.PROGRAMS,
+        **boundary_programs.PROGRAMS,
+        **mesh_programs.PROGRAMS,
+    }
     fn, devices = every[args.program]
     facts: dict = {}
     try:
