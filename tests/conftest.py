@@ -7,6 +7,8 @@ import os
 import re
 from pathlib import Path
 
+import pytest
+
 # Before anything imports jax: the CPU client reads this once, when it starts.
 _flags = re.sub(r"--xla_force_host_platform_device_count=\d+", "", os.environ.get("XLA_FLAGS", ""))
 os.environ["XLA_FLAGS"] = f"{_flags} --xla_force_host_platform_device_count=16".strip()
@@ -18,3 +20,38 @@ TESTDATA = Path(__file__).resolve().parent.parent / "testdata"
 def manifest() -> list[dict]:
     data = json.loads((TESTDATA / "manifest.json").read_text())
     return data if isinstance(data, list) else data["entries"]
+
+
+def real_graphs() -> list[tuple[dict, int, str]]:
+    """(manifest entry, graph index, graph text) of every graph of testdata/'s real inputs:
+    torch_xla dumps and modules, JAX's GSPMD lowerings."""
+    from shardy_convert.formats import dump
+
+    found = []
+    for entry in manifest():
+        if entry["kind"] not in ("torch_xla_dump", "torch_xla_mlir", "jax_gspmd"):
+            continue
+        text = (TESTDATA / entry["path"]).read_text()
+        graphs = [g.text for g in dump.graphs(text)] if dump.is_dump(text) else [text]
+        found += [(entry, k, graph) for k, graph in enumerate(graphs)]
+    return found
+
+
+@pytest.fixture(scope="session")
+def compiled_testdata():
+    """`pair(graph, n)`: (converted, GSPMD program, Shardy program) of a graph of testdata/,
+    converted and compiled on n CPU devices once a session: test_convert_testdata's verdicts
+    and test_check_cost's cost checks share the compiles (the slowest part of the suite)."""
+    from shardy_convert import convert
+    from shardy_convert.commands.check import compile_module
+
+    cache: dict = {}
+
+    def pair(graph: str, n: int):
+        if (graph, n) not in cache:
+            converted = convert(graph, num_devices=n, validate=True)
+            gspmd = compile_module(graph, n, shardy=False)
+            cache[graph, n] = (converted, gspmd, compile_module(converted, n, shardy=True))
+        return cache[graph, n]
+
+    return pair

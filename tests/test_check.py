@@ -19,7 +19,7 @@ from shardy_convert.commands.check.reference import identity_order, unpartitione
 from shardy_convert.commands.check.values import CANCELLATION_FLOOR, agreements
 
 from .conftest import TESTDATA
-from .helpers import ESCAPE, MATMUL, SHARDY, run
+from .helpers import ESCAPE, MATMUL, SHARDY, run, said_same
 
 SMALL = TESTDATA / "torch_xla" / "matmul_2x2.mlir"  # 4 devices
 MANUAL = TESTDATA / "torch_xla" / "custom_device_ids_manual.mlir"
@@ -274,7 +274,7 @@ def test_unsharded_module_is_checked_on_the_devices_given(tmp_path):
     )
     result = run("check", path, "--devices", "4")
     assert result.exit_code == 0, result.output
-    assert f"{path}: same program: 1 parameter, 1 output on 4 devices" in result.stdout
+    assert said_same(result.stdout, path, "1 parameter, 1 output on 4 devices")
 
 
 def test_warnings_are_located_like_convert_prints_them(tmp_path):
@@ -321,14 +321,14 @@ def test_graph_needing_more_devices_than_the_started_client_is_an_error(tmp_path
         f"{path}: error: needs {2 * started} devices, but the CPU client already started with "
         f"{started}"
     ) in result.stderr
-    assert f"{MATMUL}: same program: 4 parameters, 1 output on 8 devices" in result.stdout
+    assert said_same(result.stdout, MATMUL, "4 parameters, 1 output on 8 devices")
 
 
 def test_devices_does_not_constrain_a_module_that_says(tmp_path):
     """`--devices` is the count of graphs that do not say; matmul_2x4 says 8."""
     result = run("check", MATMUL, "--devices", "2")
     assert result.exit_code == 0, result.output
-    assert "same program: 4 parameters, 1 output on 8 devices" in result.stdout
+    assert said_same(result.stdout, MATMUL, "4 parameters, 1 output on 8 devices")
 
 
 def test_bytecode_portable_directory_and_stdin_inputs(tmp_path):
@@ -346,15 +346,15 @@ def test_bytecode_portable_directory_and_stdin_inputs(tmp_path):
     result = run("check", tmp_path, tmp_path / "m.portable", "-", input=text)  # a directory too
     assert result.exit_code == 0, result.output
     for name in ("m.mlirbc", "m.portable"):
-        assert f"{tmp_path / name}: same program: 4 parameters" in result.stdout
-    assert "-: same program: 4 parameters" in result.stdout
+        assert said_same(result.stdout, tmp_path / name, "4 parameters")
+    assert said_same(result.stdout, "-", "4 parameters")
 
 
 def test_batch_goes_on_after_a_failing_file():
     result = run("check", ESCAPE, MATMUL)
     assert result.exit_code == 1
     assert f"{ESCAPE}:graph 0:24:5: func.return: error: a manual value escapes" in result.stderr
-    assert f"{MATMUL}: same program: 4 parameters, 1 output on 8 devices" in result.stdout
+    assert said_same(result.stdout, MATMUL, "4 parameters, 1 output on 8 devices")
 
 
 def test_fresh_process_batch_of_device_counts_with_xla_logging_on(tmp_path):
@@ -377,8 +377,8 @@ def test_fresh_process_batch_of_device_counts_with_xla_logging_on(tmp_path):
         check=False,
     )
     assert result.returncode == 1, result.stderr
-    assert f"{SMALL}: same program: 4 parameters, 1 output on 4 devices" in result.stdout
-    assert f"{MATMUL}: same program: 4 parameters, 1 output on 8 devices" in result.stdout
+    assert said_same(result.stdout, SMALL, "4 parameters, 1 output on 4 devices")
+    assert said_same(result.stdout, MATMUL, "4 parameters, 1 output on 8 devices")
     notes = [line for line in result.stderr.splitlines() if ": note: " in line]
     assert [line.split(": note: ")[0] for line in notes] == [str(MATMUL)]  # its mesh file
     assert [line for line in result.stderr.splitlines() if line not in notes] == [

@@ -29,6 +29,7 @@ class _LazyGroup(click.Group):
     errors as click's (exit 2), never a traceback."""
 
     lazy: ClassVar[dict[str, str]] = {
+        "check": "shardy_convert.cli.check:check",
         "diff": "shardy_convert.cli.diff:diff",
         "inspect": "shardy_convert.cli.inspect:inspect_command",
         "plugin-wrapper": "shardy_convert.cli.wrapper:plugin_wrapper",
@@ -293,43 +294,6 @@ def _run_batch(transform: str, options: dict, inputs, output, jobs: int = 1) -> 
         click.echo(f"{len(items) - failures} of {len(items)} inputs converted", err=True)
     if usage:
         raise click.exceptions.Exit(2)
-    if failures:
-        raise _Failed()
-
-
-@main.command()
-@_inputs
-@click.option(
-    "--devices",
-    type=click.IntRange(min=1),
-    help="Device count of graphs whose module and dump do not say (all replicated).",
-)
-@_mesh_option
-@mesh_file_option
-@click.option(
-    "--reference/--no-reference",
-    default=True,
-    show_default=True,
-    help="Also compare with the program run unpartitioned on one device.",
-)
-@_match_option
-def check(inputs, devices, mesh, mesh_file, reference, match_gspmd_boundary) -> None:
-    """Convert, compile original (GSPMD) and result (Shardy) on the CPU PJRT client, compare."""
-    from ..commands.check import check_inputs
-
-    check_mesh_options(mesh, mesh_file)
-    failures = 0
-    checks = check_inputs(
-        inputs,
-        devices=devices,
-        mesh=mesh,
-        meshes=mesh_file,
-        reference=reference,
-        match_gspmd_boundary=match_gspmd_boundary,
-    )
-    for graph in checks:
-        click.echo(str(graph), err=graph.error is not None)
-        failures += graph.failed
     if failures:
         raise _Failed()
 

@@ -26,7 +26,7 @@ from .cost import Collectives, Cost, program_cost
 from .run import GraphCheck, check_inputs, device_count
 from .signature import Signature, main_signature, random_inputs
 from .values import Agreement, agreement, tolerance
-from .verdict import Report, Verdict, compare, compare_programs, compare_values
+from .verdict import Report, Verdict, compare, compare_compiled, compare_programs, compare_values
 
 __all__ = [
     "Agreement",
@@ -40,6 +40,7 @@ __all__ = [
     "agreement",
     "check_inputs",
     "compare",
+    "compare_compiled",
     "compare_programs",
     "compare_values",
     "compile_module",

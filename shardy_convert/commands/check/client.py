@@ -10,6 +10,7 @@ the terminal while the client starts, compiles and runs.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import sys
@@ -22,7 +23,7 @@ import numpy as np
 from ...errors import ShardyConvertError, plural
 from ...ir.legacy_i1 import i1_hex_for_parser
 from ...ir.mlir import cpp_stderr
-from .cost import Cost, program_cost
+from .cost import REMATERIALIZATION, Cost, program_cost
 from .signature import Signature, main_signature
 
 _DEVICE_FLAG = re.compile(r"--xla_force_host_platform_device_count=(\d+)")
@@ -75,8 +76,32 @@ class Compiled:
 
     @cached_property
     def cost(self) -> Cost:
-        """Its collectives, memory, FLOPs and rematerializations (see `cost`)."""
-        return program_cost(self.executable, self.log)
+        """Its collectives, memory, FLOPs and rematerializations (see `cost`; unknown where
+        this XLA does not write its rematerialization warning where we read it)."""
+        return program_cost(self.executable, self.log if rematerializations_logged() else None)
+
+
+# A reshard XLA's partitioner can only do by replicating the tensor first (measured on jaxlib
+# 0.10.2: one "Involuntary full rematerialization" warning, GSPMD and Shardy alike).
+PROBE_DEVICES = 4
+_REMAT_PROBE = (
+    'func.func @main(%arg0: tensor<6x8x8xf32> {mhlo.sharding = "{devices=[1,1,4]<=[4]}"}) -> '
+    "tensor<6x8x8xf32> {\n"
+    '  %0 = stablehlo.custom_call @Sharding(%arg0) {mhlo.sharding = "{devices=[2,1,1,2]<=[4] '
+    'last_tile_dim_replicate}"} : (tensor<6x8x8xf32>) -> tensor<6x8x8xf32>\n'
+    "  return %0 : tensor<6x8x8xf32>\n}\n"
+)
+
+
+@functools.cache
+def rematerializations_logged() -> bool:
+    """Whether this XLA writes its involuntary-rematerialization warning to file descriptor 2
+    (jaxlib 0.10.2 does, at WARNING level, which `TF_CPP_MIN_LOG_LEVEL=2` hides; 0.7.1 does
+    not): found by compiling a program that needs one. False on fewer than 4 devices."""
+    if len(_backend().devices()) < PROBE_DEVICES:
+        return False
+    probe = compile_module(_REMAT_PROBE, PROBE_DEVICES, shardy=False)
+    return REMATERIALIZATION in (probe.log or "")
 
 
 def compile_module(text: str | bytes, n: int, *, shardy: bool) -> Compiled:
@@ -95,6 +120,10 @@ def compile_module(text: str | bytes, n: int, *, shardy: bool) -> Compiled:
     build.num_replicas = 1
     build.use_spmd_partitioning = True
     build.use_shardy_partitioner = shardy
+    # As torch_xla (and jax.jit for unspecified out_shardings) compile: an output the module
+    # leaves unannotated gets the partitioner's propagated sharding, not replicated. The
+    # conversion leaves those outputs open for Shardy likewise (allow_..._to_output=True).
+    build.allow_spmd_sharding_propagation_to_output = [True]
     build.device_assignment = xc.DeviceAssignment.create(np.arange(n).reshape(1, n))
     try:
         with cpp_stderr() as log:  # XLA's warnings, among them its rematerializations

@@ -14,13 +14,16 @@ Read from a compiled executable of jaxlib's PJRT client (`Client.compile_and_loa
 - FLOPs: XLA's cost analysis (`cost_analysis()["flops"]`).
 - rematerializations: how often XLA logged `Involuntary full rematerialization` (it replicates
   a tensor to re-partition it) on file descriptor 2 while it compiled: pass that text in.
-  XLA logs it at ERROR level: `TF_CPP_MIN_LOG_LEVEL=3` hides it, and then the count is unknown.
+  jaxlib 0.10.2 logs it at WARNING level, so `TF_CPP_MIN_LOG_LEVEL=2` (read once, when jaxlib
+  loads) hides it, and then the count is unknown; jaxlib 0.7.1 does not log it at all
+  (`client.rematerializations_logged` finds out).
 
 A measure this jaxlib's executable cannot give is None ("n/a"), never a crash.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -46,7 +49,7 @@ class Collectives:
 class Cost:
     """What one compiled program costs (one device's share). None: this jaxlib cannot say."""
 
-    by_kind: dict[str, Collectives] = field(default_factory=dict)
+    by_kind: dict[str, Collectives] | None = field(default_factory=dict)
     temp_bytes: int | None = None
     argument_bytes: int | None = None
     output_bytes: int | None = None
@@ -55,11 +58,15 @@ class Cost:
     rematerializations: int | None = None
 
     @property
-    def collectives(self) -> int:
+    def collectives(self) -> int | None:
+        if self.by_kind is None:
+            return None
         return sum(c.count for c in self.by_kind.values())
 
     @property
-    def collective_bytes(self) -> int:
+    def collective_bytes(self) -> int | None:
+        if self.by_kind is None:
+            return None
         return sum(c.bytes for c in self.by_kind.values())
 
     @property
@@ -70,13 +77,23 @@ class Cost:
         return sum(parts) - (self.alias_bytes or 0)
 
 
+def ratio(gspmd: float | None, shardy: float | None) -> float | None:
+    """Shardy's measure over GSPMD's: 1.0 when both are 0, inf when only GSPMD's is 0, None
+    when either is unknown."""
+    if gspmd is None or shardy is None:
+        return None
+    if gspmd == 0:
+        return 1.0 if shardy == 0 else math.inf
+    return shardy / gspmd
+
+
 def program_cost(executable, stderr_text: str | None) -> Cost:
     """The cost of a compiled executable; `stderr_text` is what XLA wrote to file descriptor 2
     while compiling it (None when not captured: rematerializations unknown)."""
     hlo = optimized_hlo(executable)
     memory = _memory(executable)
     return Cost(
-        by_kind=collectives(hlo) if hlo is not None else {},
+        by_kind=collectives(hlo) if hlo is not None else None,
         temp_bytes=memory.get("temp"),
         argument_bytes=memory.get("argument"),
         output_bytes=memory.get("output"),
@@ -159,18 +176,20 @@ def _flops(executable) -> float | None:
         return None
     if isinstance(analysis, list | tuple):  # older jaxlibs: one dict per module
         analysis = analysis[0] if analysis else {}
-    flops = analysis.get("flops") if isinstance(analysis, dict) else None
-    return float(flops) if flops is not None else None
+    if not isinstance(analysis, dict):
+        return None
+    return float(analysis.get("flops", 0.0))  # XLA leaves out the measures that are 0
 
 
 def rematerializations(stderr_text: str | None) -> int | None:
     """How often XLA logged an involuntary full rematerialization; None when its log was not
-    captured or its ERROR level is hidden (`TF_CPP_MIN_LOG_LEVEL` 3 or more)."""
-    if stderr_text is None or _errors_hidden():
+    captured or its warnings are hidden (`TF_CPP_MIN_LOG_LEVEL` 2 or more)."""
+    if stderr_text is None or warnings_hidden():
         return None
     return stderr_text.count(REMATERIALIZATION)
 
 
-def _errors_hidden() -> bool:
+def warnings_hidden() -> bool:
+    """XLA's C++ warnings are not written (`TF_CPP_MIN_LOG_LEVEL` 2 or more)."""
     level = os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0").strip()
-    return level.isdigit() and int(level) >= 3
+    return level.isdigit() and int(level) >= 2

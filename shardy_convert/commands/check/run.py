@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 
 from ...converter import convert, is_shardy
 from ...errors import InternalError, ShardyConvertError, ShardyConvertWarning, naming_flag
@@ -25,29 +25,44 @@ from ...ir.bindings import ir
 from ...ir.mlir import new_context, parse_module, print_module
 from ...ir.sdy_attrs import read_meshes
 from ..batch import STDIN, expand, read_input
-from .client import ensure_devices
+from .client import PROBE_DEVICES, ensure_devices
+from .summary import cost_excess
 from .verdict import Report, compare
 
 
 @dataclass
 class GraphCheck:
-    """One graph's outcome: a report, "already Shardy", or a located error."""
+    """One graph's outcome: a report, "already Shardy", or a located error; and, under
+    `--max-cost-ratio`, why Shardy's program costs too much (`excess`)."""
 
-    where: str
+    file: str
+    index: int | None
     report: Report | None = None
     error: ShardyConvertError | None = None
+    excess: list[str] = field(default_factory=list)
+
+    @property
+    def where(self) -> str:
+        return self.file if self.index is None else f"{self.file}:graph {self.index}"
+
+    @property
+    def verdict(self) -> str:
+        if self.error is not None:
+            return "error"
+        return "already Shardy" if self.report is None else self.report.verdict.value
 
     @property
     def failed(self) -> bool:
-        """An error, or a conversion that differs (exit 1); a compiler difference is not."""
-        return self.error is not None or (self.report is not None and not self.report.ok)
+        """An error, a conversion that differs, or a cost over the limit (exit 1); a compiler
+        difference is not."""
+        if self.error is not None or self.excess:
+            return True
+        return self.report is not None and not self.report.ok
 
     def __str__(self) -> str:
-        if self.error is not None:
-            return self.error.describe()
-        if self.report is None:
-            return f"{self.where}: already Shardy: nothing to convert"
-        return f"{self.where}: {self.report}"
+        from .render_text import graph_text
+
+        return graph_text(self, details=False)
 
 
 @dataclass
@@ -66,7 +81,8 @@ class _Graph:
         return self.file if self.index is None else f"{self.file}:graph {self.index}"
 
     def failed(self, error: ShardyConvertError) -> _Graph:
-        self.outcome = GraphCheck(self.where, error=error.located(file=self.file, graph=self.index))
+        located = error.located(file=self.file, graph=self.index)
+        self.outcome = GraphCheck(self.file, self.index, error=located)
         return self
 
     def finish(self, reference: bool) -> GraphCheck:
@@ -78,7 +94,7 @@ class _Graph:
             return self.failed(e).outcome
         except Exception as e:  # a bug of ours or jaxlib's: this graph only
             return self.failed(InternalError(e)).outcome
-        return GraphCheck(self.where, report)
+        return GraphCheck(self.file, self.index, report)
 
 
 def check_inputs(
@@ -89,25 +105,25 @@ def check_inputs(
     meshes: tuple | None = None,
     reference: bool = True,
     match_gspmd_boundary: bool = False,
+    max_cost_ratio: float | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> Iterator[GraphCheck]:
     """Checks every graph of every input, in order (see the module docstring). Without
     `mesh`, graphs are converted on `meshes` (a mesh file's) or those of the mesh file beside
-    each input (formats/meshes.py)."""
+    each input (formats/meshes.py). With `max_cost_ratio`, a graph whose Shardy program costs
+    more than that many times GSPMD's (collective bytes or temp memory) fails. `progress`
+    hears what is being done."""
+    say = progress or (lambda message: None)
     items = expand(inputs)  # before stdin is read: a usage error reads nothing
     stdin = read_input(STDIN) if STDIN in inputs else b""
 
     def prepare(match: bool) -> list[_Graph]:
-        return [
-            graph
-            for item in items
-            for graph in _prepare(
-                item.name,
-                stdin if item.name == STDIN else None,
-                devices,
-                {"mesh": mesh, "meshes": meshes},
-                match,
-            )
-        ]
+        found = []
+        for item in items:
+            say(f"converting {item.name}")
+            data = stdin if item.name == STDIN else None
+            found += _prepare(item.name, data, devices, {"mesh": mesh, "meshes": meshes}, match)
+        return found
 
     # match_gspmd_boundary compiles with XLA while converting, and XLA reads XLA_FLAGS (the
     # device count) once per process: the count is set first, from a conversion without it
@@ -118,11 +134,16 @@ def check_inputs(
         graphs = prepare(False)
     largest = max((g.devices for g in graphs if g.outcome is None), default=1)
     with contextlib.suppress(ShardyConvertError):  # started smaller: each graph says so
-        ensure_devices(largest)
+        ensure_devices(max(largest, PROBE_DEVICES))  # virtual devices cost nothing
     if match_gspmd_boundary:
         graphs = prepare(True)
-    for graph in graphs:
-        yield graph.finish(reference)
+    for k, graph in enumerate(graphs, 1):
+        if graph.outcome is None:
+            say(f"[{k}/{len(graphs)}] compiling {graph.where}")
+        outcome = graph.finish(reference)
+        if max_cost_ratio is not None:
+            outcome.excess = cost_excess(outcome.report, max_cost_ratio)
+        yield outcome
 
 
 def _prepare(
@@ -162,7 +183,7 @@ def _convert(
 
     try:
         if _is_shardy(source.text):
-            graph.outcome = GraphCheck(graph.where)
+            graph.outcome = GraphCheck(graph.file, graph.index)
             return graph
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ShardyConvertWarning)

@@ -20,8 +20,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from ...errors import ShardyConvertError, plural
+from ...errors import ShardyConvertError
+from .boundary import BoundaryDifference, boundary_differences
 from .client import Compiled, compile_module, execute
+from .cost import Cost
 from .reference import identity_order, unpartitioned
 from .signature import random_inputs
 from .values import Agreement, agreements, max_relative
@@ -38,7 +40,8 @@ class Verdict(enum.Enum):
 class Report:
     """What `compare` found. `ok` unless the conversion is at fault: a compiler difference
     (both partitioned programs, or the original alone, disagree with the unpartitioned run)
-    is XLA's, not the conversion's."""
+    is XLA's, not the conversion's. Also what each partitioner compiled (`gspmd`, `shardy`)
+    and every parameter and output whose compiled sharding differs (`boundary`)."""
 
     num_devices: int
     parameters: int = 0
@@ -47,6 +50,9 @@ class Report:
     relative: float = 0.0
     differences: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    gspmd: Cost | None = None
+    shardy: Cost | None = None
+    boundary: list[BoundaryDifference] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -57,15 +63,10 @@ class Report:
         self.differences.extend(lines)
 
     def __str__(self) -> str:
-        head = self.verdict.value
-        if self.verdict is Verdict.REASSOCIATED:
-            head += f" (max relative {self.relative:.2g})"
-        shape = (
-            f"{plural(self.parameters, 'parameter')}, {plural(self.outputs, 'output')} on "
-            f"{plural(self.num_devices, 'device')}"
-        )
-        notes = "".join(f"; {n}" for n in self.notes)
-        return f"{head}: {shape}{notes}" + "".join(f"\n  {d}" for d in self.differences)
+        """The verdict line and the differences under it (see `render_text` for the rest)."""
+        from .render_text import verdict_text
+
+        return verdict_text(self)
 
 
 def compare(
@@ -75,6 +76,21 @@ def compare(
     inputs, also against the unpartitioned reference unless `reference` is False."""
     gspmd = compile_module(original, n, shardy=False)
     shardy = compile_module(converted, n, shardy=True)
+    return compare_compiled(gspmd, shardy, original, converted, seed=seed, reference=reference)
+
+
+def compare_compiled(
+    gspmd: Compiled,
+    shardy: Compiled,
+    original: str | bytes,
+    converted: str | bytes,
+    *,
+    seed: int = 0,
+    reference: bool = True,
+) -> Report:
+    """`compare` of two programs already compiled from `original` (GSPMD) and `converted`
+    (Shardy) on the same devices."""
+    n = len(gspmd.devices)
     report = compare_programs(gspmd, shardy, outputs="annotated")
     if report.differences:
         return report
@@ -94,10 +110,16 @@ def compare_programs(a: Compiled, b: Compiled, *, outputs: str = "all") -> Repor
     outputs the original (`a`) annotates count: the others are whatever each partitioner
     chose. Values are not compared (see `compare_values`)."""
     n = len(a.devices)
-    report = Report(n, len(a.parameters), len(a.outputs))
+    report = Report(n, len(a.parameters), len(a.outputs), gspmd=a.cost, shardy=b.cost)
+    report.boundary = boundary_differences(a, b)
     only = a.signature.annotated_results if outputs == "annotated" else None
-    lines = _sharding_differences("parameter", a.parameters, b.parameters)
-    lines += _sharding_differences("output", a.outputs, b.outputs, only)
+    lines = _count_differences("parameter", a.parameters, b.parameters)
+    lines += _count_differences("output", a.outputs, b.outputs)
+    lines += [
+        f"{d.kind} {d.index}: GSPMD {d.gspmd} vs Shardy {d.shardy}"
+        for d in report.boundary
+        if d.kind == "parameter" or only is None or d.index in only
+    ]
     if lines:
         report.differ(Verdict.CONVERSION_DIFFERS, lines)
     return report
@@ -109,16 +131,10 @@ def compare_values(a: Compiled, b: Compiled, report: Report, *, seed: int = 0) -
     _decide_alone(report, agreements(execute(a, inputs), execute(b, inputs)))
 
 
-def _sharding_differences(
-    what: str, a: list, b: list, only: frozenset[int] | None = None
-) -> list[str]:
-    if len(a) != len(b):
-        return [f"{len(a)} {what}s in the original, {len(b)} in the result"]
-    return [
-        f"{what} {k}: GSPMD {x!r} vs Shardy {y!r}"
-        for k, (x, y) in enumerate(zip(a, b))
-        if (only is None or k in only) and x != y and not (x.is_replicated() and y.is_replicated())
-    ]
+def _count_differences(what: str, a: list, b: list) -> list[str]:
+    if len(a) == len(b):
+        return []
+    return [f"{len(a)} {what}s in the original, {len(b)} in the result"]
 
 
 def _decide_alone(report: Report, pair: list[Agreement]) -> None:

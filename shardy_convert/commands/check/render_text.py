@@ -1,0 +1,194 @@
+"""`check`'s report on a terminal: the one formatter of `Report`, `GraphCheck` and `Summary`
+as text (`render_json` is the other; both print the same data).
+
+A graph: its verdict line (`same program: 3 parameters, 1 output on 8 devices; Shardy: 1.14x
+GSPMD's collective bytes, 1.78x temp memory, 2 involuntary rematerializations`), the
+differences that decided it, then a table of what each partitioner compiled (collectives by
+kind with their bytes, temp and peak memory, FLOPs, rematerializations) and the outputs each
+partitioner compiled to another sharding, those torch_xla feeds back marked.
+"""
+
+from __future__ import annotations
+
+from ...errors import plural
+from .cost import COLLECTIVES, Cost, ratio
+
+
+def size(n: int | None) -> str:
+    """Bytes for people: `512 B`, `1.23 KB`, `332 KB`, `1.17 MB` (powers of 1000)."""
+    if n is None:
+        return "n/a"
+    if n < 1000:
+        return f"{n} B"
+    units = ("KB", "MB", "GB", "TB")
+    value, k = n / 1000, 0
+    while value >= 999.5 and k < len(units) - 1:  # 999.6 KB would print as 1e+03 KB
+        value, k = value / 1000, k + 1
+    return f"{value:.3g} {units[k]}"
+
+
+def times(value: float | None) -> str:
+    """A ratio: `1.14x`, `inf` when only GSPMD's side is 0, `n/a` when unknown."""
+    if value is None:
+        return "n/a"
+    return "inf" if value == float("inf") else f"{value:.2f}x"
+
+
+def verdict_line(report) -> str:
+    """The one line a graph gets (see the module docstring)."""
+    from .verdict import Verdict
+
+    head = report.verdict.value
+    if report.verdict is Verdict.REASSOCIATED:
+        head += f" (max relative {report.relative:.2g})"
+    shape = (
+        f"{plural(report.parameters, 'parameter')}, {plural(report.outputs, 'output')} on "
+        f"{plural(report.num_devices, 'device')}"
+    )
+    costs = cost_clause(report.gspmd, report.shardy)
+    notes = "".join(f"; {n}" for n in [costs, *report.notes] if n)
+    return f"{head}: {shape}{notes}"
+
+
+def verdict_text(report) -> str:
+    """The verdict line and, under it, the differences that decided the verdict."""
+    return verdict_line(report) + "".join(f"\n  {d}" for d in report.differences)
+
+
+def cost_clause(gspmd: Cost | None, shardy: Cost | None) -> str:
+    """`Shardy: 1.14x GSPMD's collective bytes, 1.78x temp memory, 2 involuntary
+    rematerializations`; empty without both costs."""
+    if gspmd is None or shardy is None:
+        return ""
+    parts = [_bytes_part(gspmd, shardy), _temp_part(gspmd, shardy), _remat_part(gspmd, shardy)]
+    return "Shardy: " + ", ".join(p for p in parts if p)
+
+
+def _bytes_part(gspmd: Cost, shardy: Cost) -> str:
+    was, now = gspmd.collective_bytes, shardy.collective_bytes
+    if was is None or now is None:
+        return "collective bytes n/a"
+    if was == now == 0:
+        return "no collectives on either"
+    if was == 0:
+        return f"{size(now)} of collectives where GSPMD has none"
+    return f"{times(now / was)} GSPMD's collective bytes"
+
+
+def _temp_part(gspmd: Cost, shardy: Cost) -> str:
+    was, now = gspmd.temp_bytes, shardy.temp_bytes
+    if was is None or now is None:
+        return "temp memory n/a"
+    if was == now == 0:
+        return "no temp memory on either"
+    if was == 0:
+        return f"{size(now)} of temp memory where GSPMD needs none"
+    return f"{times(now / was)} temp memory"
+
+
+def _remat_part(gspmd: Cost, shardy: Cost) -> str:
+    was, now = gspmd.rematerializations, shardy.rematerializations
+    if not now and not was:
+        return ""
+    if not now:  # None (XLA's log hidden) or 0
+        return f"no involuntary rematerialization (GSPMD {was})" if now == 0 else ""
+    text = plural(now, "involuntary rematerialization")
+    return text + (f" (GSPMD {was})" if was else "")
+
+
+def graph_text(check, details: bool = True) -> str:
+    """A `GraphCheck`: its error, "already Shardy", or its verdict with the cost table."""
+    if check.error is not None:
+        return check.error.describe()
+    if check.report is None:
+        return f"{check.where}: already Shardy: nothing to convert"
+    text = f"{check.where}: {verdict_text(check.report)}"
+    return text + ("\n" + details_text(check.report) if details else "")
+
+
+def details_text(report) -> str:
+    """The table of both programs' costs and the outputs compiled to other shardings."""
+    rows = _cost_rows(report.gspmd, report.shardy)
+    lines = _table([["", "GSPMD", "Shardy", "Shardy/GSPMD"], *rows])
+    chosen = [d for d in report.boundary if d.kind == "output" and not d.annotated]
+    if chosen:
+        fed = sum(d.retraces for d in chosen)
+        lines.append(
+            f"outputs compiled to another sharding: {len(chosen)} of {report.outputs}"
+            + (
+                f"; {fed} fed back (a parameter's type: torch_xla traces the next step again)"
+                if fed
+                else ""
+            )
+        )
+        lines += [f"  {_difference(d)}" for d in chosen]
+    return "\n".join(f"  {line}".rstrip() for line in lines)
+
+
+def _difference(d) -> str:
+    text = f"{d.kind} {d.index} {d.type}: GSPMD {d.gspmd} vs Shardy {d.shardy}"
+    if d.fed_back_as is not None:
+        text += f"; fed back, like parameter {d.fed_back_as}"
+    return text
+
+
+def _cost_rows(gspmd: Cost, shardy: Cost) -> list[list[str]]:
+    kinds = [k for k in COLLECTIVES if k in (gspmd.by_kind or {}) or k in (shardy.by_kind or {})]
+    rows = [[kind, _kind(gspmd, kind), _kind(shardy, kind), ""] for kind in kinds]
+    rows.append(
+        [
+            "collectives",
+            _count_bytes(gspmd.collectives, gspmd.collective_bytes),
+            _count_bytes(shardy.collectives, shardy.collective_bytes),
+            times(ratio(gspmd.collective_bytes, shardy.collective_bytes)),
+        ]
+    )
+    for label, attribute in (("temp memory", "temp_bytes"), ("peak memory", "peak_bytes")):
+        was, now = getattr(gspmd, attribute), getattr(shardy, attribute)
+        rows.append([label, size(was), size(now), times(ratio(was, now))])
+    rows.append(["FLOPs", _number(gspmd.flops), _number(shardy.flops)])
+    rows[-1].append(times(ratio(gspmd.flops, shardy.flops)))
+    rows.append(["rematerializations", _number(gspmd.rematerializations)])
+    rows[-1] += [_number(shardy.rematerializations), ""]
+    return rows
+
+
+def _kind(cost: Cost, kind: str) -> str:
+    if cost.by_kind is None:
+        return "n/a"
+    found = cost.by_kind.get(kind)
+    return _count_bytes(found.count, found.bytes) if found else "0"
+
+
+def _count_bytes(count: int | None, n: int | None) -> str:
+    return "n/a" if count is None else f"{count} ({size(n)})"
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.3g}" if isinstance(value, float) and value >= 1e4 else f"{value:g}"
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
+    return ["   ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in rows]
+
+
+def summary_text(summary) -> str:
+    """A batch's totals and worst graphs."""
+    counts = ", ".join(f"{n} {verdict}" for verdict, n in summary.verdicts.items())
+    lines = [f"{plural(summary.graphs, 'graph')}: {counts}"]
+    if summary.gspmd is not None:
+        lines.append(f"together, {cost_clause(summary.gspmd, summary.shardy)}")
+        lines += [f"  {line}".rstrip() for line in _table(_totals(summary))]
+    measures = dict.fromkeys(w.measure for w in summary.worst)
+    for measure in measures:
+        worst = [w for w in summary.worst if w.measure == measure]
+        lines.append(f"most {measure} relative to GSPMD:")
+        lines += [f"  {times(w.ratio):>7}  {w.where}" for w in worst]
+    return "\n".join(lines)
+
+
+def _totals(summary) -> list[list[str]]:
+    return [["", "GSPMD", "Shardy", "Shardy/GSPMD"], *_cost_rows(summary.gspmd, summary.shardy)]
