@@ -196,3 +196,16 @@ class NoShardyFormError(ModuleError):
     """A valid GSPMD module that Shardy cannot express: a `{manual}` value crossing a function
     boundary or escaping its manual region (a manual computation's operands and results are
     global). `diff` compares such modules as GSPMD; every other error is an error."""
+
+    # Whether compiling the module unconverted, with GSPMD, is known to kill the process:
+    # then the plugin wrapper and the hook refuse it under on_error="passthrough" too.
+    passthrough_aborts = False
+
+
+class ManualInputError(NoShardyFormError):
+    """A `{manual}` value as an argument of the program: torch_xla's ReplicateShardedData
+    graph, made when the program reads a live manual tensor back (`.cpu()`, printing it). No
+    Shardy form, and compiled unconverted XLA aborts the process (`hlo_sharding.cc Check
+    failed: !IsManual()` in its SPMD partitioner; stock torch_xla alike)."""
+
+    passthrough_aborts = True

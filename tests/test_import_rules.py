@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from shardy_convert import ShardyConvertError, convert
 from shardy_convert.cli.main import main
-from shardy_convert.errors import ModuleError, NoShardyFormError
+from shardy_convert.errors import ManualInputError, ModuleError
 from shardy_convert.sharding import import_rules, parse
 from shardy_convert.sharding.import_rules import ModuleFacts, Placed, ValueType
 
@@ -122,7 +122,7 @@ MANUAL = RANK.replace("{devices=[2,2,2]<=[8]}", "{manual}")
 
 @pytest.mark.parametrize(
     ("text", "code", "error"),
-    [(RANK, "rank-mismatch", ModuleError), (MANUAL, "manual-at-boundary", NoShardyFormError)],
+    [(RANK, "rank-mismatch", ModuleError), (MANUAL, "manual-at-boundary", ManualInputError)],
 )
 def test_import_shardings_raises_what_inspect_reports(tmp_path, text, code, error):
     path = tmp_path / "m.mlir"

@@ -340,6 +340,52 @@ def test_a_gspmd_program_compiles_with_shardy_through_the_wrapper():
     assert "1 converted" in out, out
 
 
+def interrupted_hook(code: bytes, form: bytes, options: bytes):
+    """A hook a Ctrl-C interrupts (SHARDY_CONVERT_HOOK of the next test)."""
+    raise KeyboardInterrupt
+
+
+COMPILE_INTERRUPTED = """
+art = pjrt_plugin.portable_artifact(open({path!r}).read(), "1.13.0")
+ours = pjrt_plugin.PluginClient.__new__(pjrt_plugin.PluginClient)
+ours._pypjrt, ours.path, ours.client, ours.num_devices = pypjrt, "wrapper", client, 8
+try:
+    ours.compile(art, 8, shardy=False)
+    print("COMPILED")
+except BaseException as e:
+    print("RAISED", type(e).__name__, e)
+"""
+
+
+def test_a_keyboard_interrupt_in_the_hook_is_raised_again_in_the_host():
+    """The wrapper keeps it and raises it in the host's main thread as soon as that runs
+    Python again (here pypjrt's own code after the failed compile), never as the compile's
+    error text (issue 19: `ValueError: shardy-convert: the hook raised: KeyboardInterrupt`)."""
+    env = {
+        **wrapper.environment(pjrt_plugin.plugin_path()),
+        "SHARDY_CONVERT_HOOK": "tests.test_wrapper:interrupted_hook",
+    }
+    extra = COMPILE_INTERRUPTED.format(path=str(TESTDATA / "torch_xla/matmul_2x4.mlir"))
+    out = run_client(env, extra, timeout=120)
+    assert "RAISED KeyboardInterrupt" in out, out
+    assert "the hook raised" not in out
+
+
+def test_passthrough_refuses_a_manual_argument_xla_aborts_on():
+    """torch_xla's ReplicateShardedData of a live manual tensor: compiled with GSPMD, XLA
+    aborts the process (CHECK !IsManual()), so passthrough refuses it too."""
+    program = portable(
+        'func.func @main(%arg0: tensor<4x4xf32> {mhlo.sharding = "{manual}"}) -> '
+        '(tensor<4x4xf32> {mhlo.sharding = "{replicated}"}) {\n'
+        "  return %arg0 : tensor<4x4xf32>\n}\n"
+    )
+    session = wrapper.Session(on_error="passthrough")
+    for _ in range(2):  # converted once, refused every time
+        with pytest.raises(ShardyConvertError, match="refused even with on_error='passthrough'"):
+            session.compile(program, b"mlir", jaxlib_options(8))
+    assert (session.counters.failed, session.counters.passed_through) == (2, 0)
+
+
 # --------------------------------------------------------------------------------------------
 # The CLI command for other frameworks
 

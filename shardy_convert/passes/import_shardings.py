@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from ..errors import (
     DeviceCountWarning,
+    ManualInputError,
     ModuleError,
     NoShardyFormError,
     ShardyConvertError,
@@ -133,8 +134,7 @@ class ImportShardingsPass:
         )
         error = import_rules.first_error(facts)
         if error is not None:
-            kind = NoShardyFormError if error.code in import_rules.NO_SHARDY_FORM else ModuleError
-            raise kind(error.message, location=error.location)
+            raise _error_class(error)(error.message, location=error.location)
         _check_num_partitions(module, self.num_devices)
         return found
 
@@ -184,6 +184,14 @@ def _check_even(found: list[tuple[Site, HloSharding]], plan: MeshPlan, strict: b
                 if strict:
                     raise NoShardyFormError(message, location=site.location)
                 warnings.warn(ShardyConvertWarning(message, location=site.location), stacklevel=2)
+
+
+def _error_class(finding: import_rules.Finding) -> type[ModuleError]:
+    if finding.code not in import_rules.NO_SHARDY_FORM:
+        return ModuleError
+    if finding.code == "manual-at-boundary" and finding.placed.kind == "arg":
+        return ManualInputError  # compiled with GSPMD instead, it aborts: never passed through
+    return NoShardyFormError
 
 
 def _main(module: ir.Operation) -> ir.Operation | None:

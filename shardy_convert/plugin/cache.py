@@ -28,6 +28,11 @@ from ..errors import InternalError, ShardyConvertError, UsageError, plural, wher
 
 POLICIES = ("raise", "passthrough")
 UNCONVERTED = "shardy-convert: compiling this program unconverted, with GSPMD: %s"
+REFUSED = (
+    "refused even with on_error='passthrough': compiled unconverted, with GSPMD, XLA aborts the "
+    "process on it (CHECK !IsManual()): torch_xla makes this program to read a live manual "
+    "tensor back; disable_manual_sharding it before reading it"
+)
 INTERNAL_ERROR = (
     "shardy-convert: internal error (a bug, please report it), compiling this program "
     "unconverted: %s"
@@ -116,9 +121,14 @@ class Cache:
                 while len(self._entries) > self.size:
                     self._entries.popitem(last=False)
         self._count(entry, hit)
-        if entry.error is not None and self.on_error == "raise":
+        if entry.error is not None and self._refuses(entry.error):
             raise entry.error.with_traceback(None)
         return entry.value
+
+    def _refuses(self, error: ShardyConvertError) -> bool:
+        """The policy, except that a program known to kill the process when compiled
+        unconverted (errors.ManualInputError) is refused under passthrough too."""
+        return self.on_error == "raise" or getattr(error, "passthrough_aborts", False)
 
     def tally(self, **amounts: float) -> None:
         """Adds to counters by name: figures a conversion reports about itself."""
@@ -137,7 +147,9 @@ class Cache:
         try:
             answer = _Answer(convert())
         except ShardyConvertError as e:
-            if self.on_error == "passthrough":
+            if self.on_error == "passthrough" and getattr(e, "passthrough_aborts", False):
+                e.message = f"{e.message}; {REFUSED}"
+            elif self.on_error == "passthrough":
                 self.log.warning(UNCONVERTED, e)
             answer = _Answer(unconverted, e)
         except Exception as e:  # a bug of ours: never the host's crash (see the module doc)
@@ -160,7 +172,7 @@ class Cache:
             if not hit:
                 c.failures += 1
                 c.internal_errors += isinstance(entry.error, InternalError)
-            if self.on_error == "passthrough":
-                c.passed_through += 1
-            else:
+            if self._refuses(entry.error):
                 c.failed += 1
+            else:
+                c.passed_through += 1

@@ -96,10 +96,12 @@ def _convert_mlir(
             order = _to_shardy(mod, opts, raw, matching, name, meshes, facts)
             out = formats.save(mod, emit, version)
         except ShardyConvertError as e:
-            raise ShardyConvertError(
+            named = ShardyConvertError(
                 f"cannot convert {name} for the Shardy partitioner "
                 f"({plural(num_devices, 'device')}): {e}"
-            ) from None
+            )
+            named.passthrough_aborts = getattr(e, "passthrough_aborts", False)
+            raise named from None
     return (out if isinstance(out, bytes) else out.encode()), order
 
 

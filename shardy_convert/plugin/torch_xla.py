@@ -24,7 +24,8 @@ from pathlib import Path
 
 from ..errors import ShardyConvertError, UsageError
 from ..formats import meshes as meshes_file
-from . import mesh_recorder, plugin_library, wrapper
+from ..ir.interrupts import sigint_outside_imports
+from . import mesh_recorder, plugin_library, registration, wrapper
 
 
 @dataclass
@@ -84,45 +85,52 @@ def use_plugin(
     dump_dir: a directory (default: $SHARDY_CONVERT_DUMP_DIR, else none) where each distinct
         program the plugin compiles is written, as received and as MLIR text, with an
         `index.tsv` and the program's `meshes.json` (see plugin/dump_dir.py).
+
+    Call it once, before any XLA work (after torch_xla's runtime started: a UsageError). A call
+    that fails changes nothing; a second call with the same arguments returns the same handle,
+    with other arguments it is a UsageError (torch_xla runs on the first call's wrapper):
+    registration.py.
     """
     if name.upper() == "CPU":
         raise UsageError('name must not be "CPU": torch_xla does not load dynamic plugins then')
-    plugin = _check_plugin(library_path)
-    library = wrapper.library_path()
     from ..passes.gspmd_boundary import cache_dir
 
-    cache = cache_dir(boundary_cache)
-    matching = {"match_gspmd_boundary": match_gspmd_boundary, "boundary_cache": cache}
-    os.environ.update(wrapper.environment(plugin, on_error=on_error, emit=emit, **matching))
-    session = wrapper.configure(
-        on_error=on_error, emit=emit, mesh_names=mesh_names, dump_dir=dump_dir, **matching
+    settings = registration.Settings(
+        name.upper(),
+        _check_plugin(library_path),
+        tuple(sorted((create_options or {}).items())),
+        on_error,
+        emit,
+        normalize_sharding_specs,
+        stablehlo_compile,
+        match_gspmd_boundary,
+        cache_dir(boundary_cache),
+        mesh_names,
+        None if dump_dir is None else str(Path(dump_dir).expanduser().resolve()),
     )
-    _import_converter()
-    os.environ["PJRT_DEVICE"] = name.upper()  # before torch_xla's import reads it
-    if stablehlo_compile:
-        os.environ["XLA_STABLEHLO_COMPILE"] = "1"
-    else:
-        os.environ.pop("XLA_STABLEHLO_COMPILE", None)
+    return registration.once(settings, lambda: _install(settings))
 
-    import torch_xla
-    from torch_xla.experimental import plugins
 
-    options = dict(create_options or {})
-
-    class _Wrapped(plugins.DevicePlugin):
-        def library_path(self) -> str:
-            return library
-
-        def client_create_options(self) -> dict:
-            return options
-
-    plugins.use_dynamic_plugins()
-    plugins.register_plugin(name, _Wrapped())
-    if normalize_sharding_specs:
-        _normalize_sharding_specs(torch_xla._XLAC)
-    if mesh_names or session.dump is not None:
+def _install(settings: registration.Settings) -> Handle:
+    library = wrapper.library_path()
+    session = wrapper.new_session(  # checks the settings, makes the dump directory
+        on_error=settings.on_error,
+        emit=settings.emit,
+        match_gspmd_boundary=settings.match_gspmd_boundary,
+        boundary_cache=settings.boundary_cache,
+        mesh_names=settings.mesh_names,
+        dump_dir=settings.dump_dir,
+    )
+    with sigint_outside_imports():  # a Ctrl-C inside jaxlib's imports would abort the process
+        _import_converter()
+        xlac = registration.register(settings, library)
+    wrapper.use_session(session)  # the policy and counters change only now
+    if settings.normalize_sharding_specs:
+        _normalize_sharding_specs(xlac)
+    registration.surface_interrupts(xlac)
+    if settings.mesh_names or session.dump is not None:
         mesh_recorder.install()
-    return Handle(name=name.upper(), plugin=plugin, library=library, session=session)
+    return Handle(name=settings.name, plugin=settings.plugin, library=library, session=session)
 
 
 def record_meshes(path: str | os.PathLike | None = None) -> Path:

@@ -256,19 +256,45 @@ def configure(
     """Replaces the process's session (fresh cache and counters) with these settings.
     `dump_dir` (default: $SHARDY_CONVERT_DUMP_DIR) is where each distinct program is written
     (dump_dir.py); ShardyConvertError if it cannot be made."""
-    global _session
-    check_choice("on_error", on_error, POLICIES)
-    check_choice("emit", emit or "portable", EMITS)
-    dump = dump_for(dump_dir)
-    with _session_lock:
-        _session = Session(
+    return use_session(
+        new_session(
             on_error=on_error,
-            emit=emit or "portable",
+            emit=emit,
             match_gspmd_boundary=match_gspmd_boundary,
             boundary_cache=boundary_cache,
             mesh_names=mesh_names,
-            dump=dump,
+            dump_dir=dump_dir,
         )
+    )
+
+
+def new_session(
+    *,
+    on_error: str = "raise",
+    emit: str | None = None,
+    match_gspmd_boundary: bool = False,
+    boundary_cache: str | None = None,
+    mesh_names: bool = True,
+    dump_dir: str | os.PathLike | None = None,
+) -> Session:
+    """A session with these settings (see `configure`), not yet the process's."""
+    check_choice("on_error", on_error, POLICIES)
+    check_choice("emit", emit or "portable", EMITS)
+    return Session(
+        on_error=on_error,
+        emit=emit or "portable",
+        match_gspmd_boundary=match_gspmd_boundary,
+        boundary_cache=boundary_cache,
+        mesh_names=mesh_names,
+        dump=dump_for(dump_dir),
+    )
+
+
+def use_session(session: Session) -> Session:
+    """Makes `session` the process's (what the C side's compiles go through)."""
+    global _session
+    with _session_lock:
+        _session = session
         return _session
 
 

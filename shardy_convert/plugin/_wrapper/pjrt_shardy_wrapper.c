@@ -105,7 +105,11 @@ typedef struct {
   int code; /* out: PJRT_Error_Code */
 } PJRT_Error_GetCode_Args;
 
-enum { PJRT_ERROR_INVALID_ARGUMENT = 3, PJRT_ERROR_FAILED_PRECONDITION = 9 };
+enum {
+  PJRT_ERROR_CANCELLED = 1,
+  PJRT_ERROR_INVALID_ARGUMENT = 3,
+  PJRT_ERROR_FAILED_PRECONDITION = 9
+};
 
 typedef struct {
   size_t struct_size;
@@ -374,6 +378,10 @@ static struct {
   void (*Err_Fetch)(PyObject **, PyObject **, PyObject **);
   void (*Err_Clear)(void);
   void (*DecRef)(PyObject *);
+  int (*Err_GivenExceptionMatches)(PyObject *, PyObject *);
+  void (*Err_Restore)(PyObject *, PyObject *, PyObject *);
+  int (*AddPendingCall)(int (*)(void *), void *);
+  PyObject **Exc_Exception; /* a variable: the address of PyExc_Exception */
 } py;
 static int have_python;
 static PyObject *hook;    /* the compile hook, imported on the first compile */
@@ -388,7 +396,8 @@ static int find_python(void) {
       "PyObject_Str",            "PyTuple_New",           "PyTuple_SetItem",
       "PyTuple_GetItem",         "PyTuple_Size",          "PyBytes_FromStringAndSize",
       "PyBytes_AsStringAndSize", "PyUnicode_AsUTF8AndSize", "PyErr_Fetch",
-      "PyErr_Clear",             "Py_DecRef"};
+      "PyErr_Clear",             "Py_DecRef",             "PyErr_GivenExceptionMatches",
+      "PyErr_Restore",           "Py_AddPendingCall",     "PyExc_Exception"};
   void **out = (void **)&py;
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
     out[i] = dlsym(RTLD_DEFAULT, names[i]);
@@ -411,6 +420,38 @@ static void decref(PyObject *o) {
   if (o != NULL) py.DecRef(o);
 }
 
+/* An exception that is no Exception (KeyboardInterrupt: a Ctrl-C that arrived while the hook
+ * ran; SystemExit) is not the hook's failure: it is the host's, and must reach the host's code
+ * as itself. It cannot cross the C++ of the framework (torch_xla raises its own error for the
+ * failed compile), so it is kept here and raised again in the host's main thread as soon as
+ * that runs Python code again (Py_AddPendingCall), after the compile failed with a PJRT error
+ * saying so. One at a time: a second one while the first waits is dropped (it is the same
+ * Ctrl-C, seen by another compile). */
+typedef struct {
+  PyObject *type, *value, *trace;
+} Pending;
+static Pending pending; /* the GIL guards it */
+
+static int raise_pending(void *unused) {
+  (void)unused;
+  Pending p = pending;
+  memset(&pending, 0, sizeof pending);
+  if (p.type == NULL) return 0;
+  py.Err_Restore(p.type, p.value, p.trace); /* steals the references */
+  return -1;
+}
+
+static int keep_for_the_host(PyObject *type, PyObject *value, PyObject *trace) {
+  if (pending.type != NULL) {
+    decref(type), decref(value), decref(trace);
+    return 1;
+  }
+  pending.type = type, pending.value = value, pending.trace = trace;
+  if (py.AddPendingCall(raise_pending, NULL) == 0) return 1;
+  memset(&pending, 0, sizeof pending); /* the queue is full: reported as a failure instead */
+  return 0;
+}
+
 /* str(exception) with its type's name, for an exception a Python function let escape. */
 static PJRT_Error *python_error(const char *what) {
   PyObject *type = NULL, *value = NULL, *trace = NULL;
@@ -420,8 +461,16 @@ static PJRT_Error *python_error(const char *what) {
   const char *n = name ? py.Unicode_AsUTF8AndSize(name, NULL) : NULL;
   const char *t = text ? py.Unicode_AsUTF8AndSize(text, NULL) : NULL;
   py.Err_Clear();
-  PJRT_Error *e = new_error(PJRT_ERROR_INVALID_ARGUMENT, "shardy-convert: %s: %s: %s", what,
-                            n ? n : "exception", t ? t : "(no message)");
+  int hosts = type != NULL && !py.Err_GivenExceptionMatches(type, *py.Exc_Exception);
+  PJRT_Error *e;
+  if (hosts && keep_for_the_host(type, value, trace)) {
+    e = new_error(PJRT_ERROR_CANCELLED, "shardy-convert: %s during the conversion: the compile "
+                  "is abandoned (raised again in the program)", n ? n : "an interrupt");
+    type = value = trace = NULL; /* kept */
+  } else {
+    e = new_error(PJRT_ERROR_INVALID_ARGUMENT, "shardy-convert: %s: %s: %s", what,
+                  n ? n : "exception", t ? t : "(no message)");
+  }
   decref(name), decref(text), decref(type), decref(value), decref(trace);
   return e;
 }
