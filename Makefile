@@ -79,6 +79,9 @@ $(TORCH_PY):
 testdata: $(TORCH_E2E) ## regenerate testdata/ with real torch_xla 2.9 and JAX runs (venv .venv-torch with the torch-xla extra, ~7.5 GB, ~2 min)
 	$(TORCH_PY) testdata/make_testdata.py
 
+examples: $(TORCH_E2E) ## regenerate the inputs of the README's examples (examples/*.mlir) with real torch_xla runs (venv .venv-torch)
+	$(TORCH_PY) examples/make_examples.py
+
 golden: ## regenerate the expected outputs under testdata/golden/ from the current converter
 	$(PY) testdata/make_golden.py
 
