@@ -6,7 +6,9 @@ shardings, the output shardings the original annotates, and their values on rand
 agree, and both are compared with the program run unpartitioned on one device, which tells a
 conversion bug from a compiler bug. Each graph gets one verdict: same program, same up to float
 reassociation, conversion differs, compiler differs from the unpartitioned reference, already
-Shardy, or the located error that stopped it.
+Shardy, or the located error that stopped it. Beside the verdict, what each partitioner
+compiled: collectives, memory, FLOPs, rematerializations, and the outputs compiled to other
+shardings (the report; `--max-cost-ratio` gates on it).
 
 The room:
 - `run.py`: the loop over a batch (`check_inputs`): read, convert, one client, compare.
@@ -16,6 +18,9 @@ The room:
 - `client.py`: the CPU client: device count, compile, execute, XLA's logging kept quiet.
 - `cost.py`: what a compiled program costs: collectives by kind, memory, FLOPs, XLA's
   involuntary rematerializations (`program_cost`).
+- `boundary.py`: parameters and outputs compiled to other shardings, those fed back marked.
+- `summary.py`: a batch's totals and worst graphs, and the cost gate (`cost_excess`).
+- `render_text.py`, `render_json.py`: the report for people and for tools (same data).
 - `signature.py`: @main's shapes and random inputs for them.
 """
 
