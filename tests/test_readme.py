@@ -32,7 +32,7 @@ def _named_inputs(commands: list[str]) -> list[str]:
         words = shlex.split(command.split(" #")[0])
         for k, word in enumerate(words):
             before = words[k - 1] if k else ""
-            if before in (">", "-o") or words[0] == "cat":
+            if before in (">", ">>", "2>", "-o") or words[0] == "cat":
                 made.add(word)
             elif "=" in word:
                 made.add(word.split("=", 1)[1])
