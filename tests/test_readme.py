@@ -33,7 +33,7 @@ def _named_inputs(commands: list[str]) -> list[str]:
         for k, word in enumerate(words):
             before = words[k - 1] if k else ""
             if before in (">", ">>", "2>", "-o") or words[0] == "cat":
-                made.add(word)
+                made.add(word.rstrip(";"))  # `> out.txt; echo $?`
             elif "=" in word:
                 made.add(word.split("=", 1)[1])
             elif before == "python" and "/" not in word:
