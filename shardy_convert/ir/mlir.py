@@ -20,7 +20,7 @@ from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import sdy, stablehlo
 
 from ..errors import ModuleError
-from . import compat
+from . import analyses, compat
 from .legacy_i1 import i1_hex_for_parser
 
 BYTECODE_MAGIC = b"ML\xefR"
@@ -265,16 +265,19 @@ def run_pipeline(
     verification costs about as much as parsing it); the caller verifies once at the end.
 
     A Python pass's exception (ShardyConvertError, or a bug) stops the pipeline and is
-    re-raised as it is: a bug is not turned into a conversion failure here.
+    re-raised as it is: a bug is not turned into a conversion failure here. What one pass
+    found by walking the module is kept for the next while the steps preserve it (`analyses`).
     """
     op = module.operation
     if any(isinstance(step, str) for step in steps):
         check_no_declarations(op)
-    with op.context:
+    with op.context, analyses.keeping() as forget:
         for k, group in enumerate(_groups(steps)):
             if isinstance(group, tuple):
                 _, run = group
                 run(op)
+                if not analyses.preserved_by(run):
+                    forget()
                 if verify_each:
                     _verify_module(op, "pass pipeline failed")
                 continue
@@ -283,6 +286,7 @@ def run_pipeline(
                 # may crash on invalid IR, so what our passes made is verified first.
                 _verify_module(op)
             _run_pass_manager(op, group, verify_each)
+            forget()
 
 
 def _groups(

@@ -15,11 +15,12 @@ from jaxlib.mlir import ir
 from ..errors import ModuleError, ShardyConvertError, clip
 from ..sharding import HloSharding, parse
 from ..sharding.import_rules import Placed, ValueType
-from . import compat
+from . import analyses, compat
 from .mlir import format_location, string_value
 
 SHARDING = "mhlo.sharding"
 SDY_SHARDING = "sdy.sharding"
+CUSTOM_CALL = "stablehlo.custom_call"
 MODULE_SHARDING_ATTRS = ("mhlo.spmd_parameters_shardings", "mhlo.spmd_output_sharding")
 
 
@@ -176,11 +177,52 @@ def sites(module: ir.Operation, ops: bool = True) -> Iterator[Site]:
     for attr in MODULE_SHARDING_ATTRS:
         if attr in mod.attributes:
             yield from _module_sites(mod, attr)
+    sharded = op_index(module).sharded if ops else {}
     for func in funcs(module):
         yield from _attr_sites(func, "arg_attrs", "arg")
         yield from _attr_sites(func, "res_attrs", "result")
-        if ops:
-            yield from op_sites(func)
+        for op in sharded.get(func, ()):
+            if SHARDING in op.attributes:  # it may have gone since the walk (analyses.py)
+                yield _site("op", op, 0, op.attributes[SHARDING])
+
+
+@dataclass
+class OpIndex:
+    """What passes look for among a module's ops, found by one walk: the ops carrying an
+    `mhlo.sharding` (when walked) per top-level `func.func`, and the `stablehlo.custom_call`s
+    by call target, each in pre-order. Kept for the next pass of a pipeline (`analyses`)."""
+
+    sharded: dict[ir.Operation, list[ir.Operation]]
+    custom_calls: dict[str | None, list[ir.Operation]]
+
+    @classmethod
+    def build(cls, module: ir.Operation) -> OpIndex:
+        index = cls({}, {})
+        calls = index.custom_calls
+        for top in body(module).operations:
+            top = top.operation
+            in_func = top.name == "func.func"
+            sharded: list[ir.Operation] = []
+
+            def visit(op: ir.Operation) -> ir.WalkResult:
+                if op.name == CUSTOM_CALL:
+                    calls.setdefault(call_target(op), []).append(op)
+                if in_func and SHARDING in op.attributes:
+                    sharded.append(op)
+                return ir.WalkResult.ADVANCE
+
+            compat.walk(top, visit, ir.WalkOrder.PRE_ORDER)
+            if in_func:
+                index.sharded[top] = [op for op in sharded if op != top]
+        return index
+
+
+def op_index(module: ir.Operation, fresh: bool = False) -> OpIndex:
+    """The OpIndex of `module`: the one an earlier pass of this pipeline run made, unless
+    `fresh` (the caller added or removed ops since) or a step in between did not preserve it."""
+    if fresh:
+        return OpIndex.build(module)
+    return analyses.get(("op_index", module), lambda: OpIndex.build(module))
 
 
 def _module_sites(mod: ir.Operation, attr: str) -> Iterator[Site]:
@@ -250,19 +292,6 @@ def find_ops(root: ir.Operation, keep: Callable[[ir.Operation], bool]) -> list[i
 
     compat.walk(root, visit, ir.WalkOrder.PRE_ORDER)
     return found
-
-
-def op_sites(root: ir.Operation) -> list[Site]:
-    """Shardings on the ops nested in `root`, pre-order."""
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op is not root and SHARDING in op.attributes:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    compat.walk(root, visit, ir.WalkOrder.PRE_ORDER)
-    return [_site("op", op, 0, op.attributes[SHARDING]) for op in found if op != root]
 
 
 class ValueAttrs:

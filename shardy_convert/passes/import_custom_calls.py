@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..errors import ModuleError, ShardyConvertError
-from ..ir import compat
-from ..ir.bindings import ir, sdy, stablehlo
+from ..ir.bindings import ir, sdy
 from ..ir.manual_regions import (
     FULL_TO_SHARD,
     SHARD_TO_FULL,
@@ -27,7 +26,7 @@ from ..ir.manual_regions import (
 )
 from ..ir.mlir import op_location, string_value
 from ..ir.sdy_attrs import per_value, read_meshes, replicated, sharding_attr
-from ..ir.walker import SDY_SHARDING, SHARDING, call_target
+from ..ir.walker import SDY_SHARDING, SHARDING, call_target, op_index
 from ..sharding import parse
 from ..sharding.mesh import MESH_NAME, MeshPlan, plan_from_mesh
 
@@ -56,7 +55,7 @@ class ImportCustomCallsPass:
                 for block in _blocks_of(calls[FULL_TO_SHARD]):
                     _import_manual_regions(block, plan)
                 # Forming regions consumed some @Sharding ops: collect the ones left.
-                calls = _sharding_custom_calls(module)
+                calls = _sharding_custom_calls(module, fresh=True)
                 _check_no_boundaries_left(calls)
             for op in calls["Sharding"]:
                 _to_constraint(op)
@@ -94,21 +93,11 @@ def _check_custom_call(op: ir.Operation, target: str) -> None:
             )
 
 
-def _sharding_custom_calls(root: ir.Operation) -> dict[str, list[ir.Operation]]:
-    """The `@Sharding` and manual-boundary custom calls under `root`, by target, in pre-order:
-    one walk that only calls back on custom calls."""
-    found: dict[str, list[ir.Operation]] = {
-        t: [] for t in ("Sharding", FULL_TO_SHARD, SHARD_TO_FULL)
-    }
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        target = call_target(op)
-        if target in found:
-            found[target].append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    compat.walk(root, visit, ir.WalkOrder.PRE_ORDER, op_class=stablehlo.CustomCallOp)
-    return found
+def _sharding_custom_calls(module: ir.Operation, fresh: bool = False) -> dict[str, list]:
+    """The `@Sharding` and manual-boundary custom calls of the module, by target, in pre-order
+    (from the walk import-shardings made, unless `fresh`)."""
+    calls = op_index(module, fresh).custom_calls
+    return {t: list(calls.get(t, ())) for t in ("Sharding", FULL_TO_SHARD, SHARD_TO_FULL)}
 
 
 def _blocks_of(ops: list[ir.Operation]) -> list[ir.Block]:

@@ -61,6 +61,9 @@ class ImportShardingsPass:
     meshes (`meshes`, from Python) give them where the shardings fit one."""
 
     NAME: ClassVar[str] = "import-shardings"
+    # Rewrites attributes and adds sdy.mesh ops at the top level only: import-custom-calls
+    # finds the custom calls in the walk this pass made (ir/analyses.py).
+    PRESERVES_ANALYSES: ClassVar[bool] = True
     num_devices: int | None = None
     fallback_devices: int | None = None
     mesh: tuple[tuple[str, int], ...] | None = None

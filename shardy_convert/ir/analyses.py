@@ -1,0 +1,40 @@
+"""Analyses, MLIR's idea in small: a fact about a module that a pass computes (one walk over
+its ops, `walker.op_index`) is kept for the passes after it in the same pipeline run, until a
+step runs that does not declare it preserved (a Python pass class with `PRESERVES_ANALYSES =
+True` adds and removes no op inside the module's functions and no custom call; Shardy's C++
+passes and every other Python pass forget them all). Outside a pipeline run nothing is kept."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Hashable, Iterator
+from contextvars import ContextVar
+from typing import Any
+
+_KEPT: ContextVar[dict | None] = ContextVar("shardy_convert_analyses", default=None)
+
+
+def get(key: Hashable, compute: Callable[[], Any]) -> Any:
+    """`compute()`, or what it returned for `key` earlier in this pipeline run."""
+    kept = _KEPT.get()
+    if kept is None:
+        return compute()
+    if key not in kept:
+        kept[key] = compute()
+    return kept[key]
+
+
+@contextlib.contextmanager
+def keeping() -> Iterator[Callable[[], None]]:
+    """Analyses are kept inside (one pipeline run); the yielded function forgets them."""
+    kept: dict = {}
+    token = _KEPT.set(kept)
+    try:
+        yield kept.clear
+    finally:
+        _KEPT.reset(token)
+
+
+def preserved_by(run: Callable) -> bool:
+    """Whether the Python pass whose bound `run` this is keeps the analyses valid."""
+    return bool(getattr(getattr(run, "__self__", None), "PRESERVES_ANALYSES", False))
