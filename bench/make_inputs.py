@@ -25,6 +25,11 @@ Outputs in bench/out/ (git-ignored):
   cost_resnet18.mlir           run, 8 devices: HF Llama 2048 wide (TP x DP), HF GPT-2 1024
                                wide (2-D mesh), torchvision ResNet-18 224x224 batch 32
                                (spatial sharding)
+  llama_L32.mlir               a whole 32-layer HF Llama training step (LlamaConfig: 32 layers,
+                               32 heads, 8 KV heads, vocab 32000; 1024 wide so its weights fit
+                               a shared machine: the text, ~1 MB, does not depend on the
+                               width), Megatron TP x DP on 8 devices, lowered and never run:
+                               the whole-model graph the plugin hook is timed on
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ INPUTS = {
     "cost_llama": ("cost_llama", 8, {}),
     "cost_gpt2": ("cost_gpt2", 8, {}),
     "cost_resnet18": ("cost_resnet18", 8, {}),
+    "llama_L32": ("llama_L32", 8, {}),
 }
 COST_INPUTS = ["cost_llama", "cost_gpt2", "cost_resnet18"]
 
@@ -216,6 +222,29 @@ def child_cost_llama() -> str:
     return _lm_step(np, torch, torch_xla, xm, xs, model, rules, 8, 256, 32000)
 
 
+def child_llama_L32() -> str:
+    """A whole 32-layer HF Llama step: the whole-model graph of the hook's target."""
+    np, torch, torch_xla, xm, xs = _torch_xla()
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(
+        vocab_size=32000,
+        hidden_size=1024,
+        intermediate_size=2816,
+        num_hidden_layers=32,
+        num_attention_heads=32,
+        num_key_value_heads=8,
+        max_position_embeddings=512,
+    )
+    column = ("q_proj", "k_proj", "v_proj", "gate_proj", "up_proj", "lm_head")
+    rules = [
+        (tuple(f"{c}.weight" for c in column), ("model", None)),
+        (("o_proj.weight", "down_proj.weight", "embed_tokens.weight"), (None, "model")),
+    ]
+    model = LlamaForCausalLM(config)
+    return _lm_step(np, torch, torch_xla, xm, xs, model, rules, 4, 128, 32000)
+
+
 def child_cost_gpt2() -> str:
     """HF GPT-2, 1024 wide (GPT-2 medium's width, 2 layers), on the 2-D mesh as hf_gpt2_2d."""
     np, torch, torch_xla, xm, xs = _torch_xla()
@@ -261,6 +290,7 @@ CHILDREN = {
     "cost_llama": child_cost_llama,
     "cost_gpt2": child_cost_gpt2,
     "cost_resnet18": child_cost_resnet18,
+    "llama_L32": child_llama_L32,
 }
 
 

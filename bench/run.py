@@ -17,15 +17,17 @@
 5. The hook's cache-hit time, if `shardy_convert.hook` exists.
 6. The largest real dumps of testdata/ (HF Mixtral, ResNet-18, BERT, Llama; `make testdata`):
    every graph converted against the floor of every graph, as in 2.
-7. The plugin wrapper's hook on the largest real torch_xla graph of testdata/ (by portable
-   artifact size), next to xla-cpu-pjrt's own compile of it (bench_wrapper.py; alone:
-   --wrapper-only).
+7. The plugin wrapper's hook next to xla-cpu-pjrt's own compile of the same graph
+   (bench_wrapper.py; alone: --wrapper-only): on the largest real torch_xla graph of testdata/
+   (by portable artifact size) and on a whole-model graph, the 32-layer HF Llama step
+   (bench/out/llama_L32.mlir).
 8. Program cost at real sizes (bench_cost.py; alone: --cost-only): HF Llama 2048 wide, GPT-2
    1024 wide, ResNet-18 224x224 batch 32, one training step each compiled (never run) with
    GSPMD, with Shardy, and with Shardy after match_gspmd_boundary; and that option's price per
    program (its extra GSPMD compile).
-Then a PASS/MISS line per target of issues 4 and 10. Timings are printed, never asserted: exit 0
-unless the benchmark itself could not run.
+Then a PASS/MISS line per target of issues 4, 10 and 18 (convert <= 1.25x the floor on every
+module, cold start <= 1.5x, the hook <= 2 % of the plugin's compile on the whole-model graph).
+Timings are printed, never asserted: exit 0 unless the benchmark itself could not run.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ MODULES = [
     "transformer_L96",
     "forward256_permuted",
     "big",
+    "llama_L32",
 ]
 # The largest real-model dumps under testdata/ (made by `make testdata`), timed graph by graph.
 REAL_DUMPS = [
@@ -68,8 +71,8 @@ REAL_DUMPS = [
 ]
 REFERENCE = "transformer_L96"  # the 1.85 MB module of the issue; big's ratio is held to it
 BIG = "big"
-RATIO_TARGET = 1.5
-COLD_TARGET = 2.0
+RATIO_TARGET = 1.25  # issue 18 (issue 4 asked 1.5)
+COLD_TARGET = 1.5  # issue 18 (issue 4 asked 2.0)
 V1V2_TARGET_MS = 20.0
 NOISE = 1.05  # "no worse than": 5 % allowance for timing noise between two modules
 
@@ -373,8 +376,8 @@ def print_cold_start(cs: dict, dump: Path) -> None:
 
 
 def print_targets(rows: dict, cs: dict | None, v1v2_ms: float | None, hook: tuple) -> None:
-    """One PASS/MISS line per target of issue 4."""
-    print("\ntargets (issue 4):")
+    """One PASS/MISS line per target of issues 4 and 18."""
+    print("\ntargets (issues 4, 10, 18):")
     measured = {n: r for n, r in rows.items() if "ratio" in r}
     for n, r in measured.items():
         ok = r["ratio"] <= RATIO_TARGET
@@ -440,6 +443,8 @@ def main(argv=None) -> int:
         print(f"shardy-convert bench -- {machine()}")
         print(f"load average at start {_loadavg()}")
         print_wrapper_target(plugin_wrapper_cost(max(args.runs, 10)))
+        whole = make_inputs.path_of(WHOLE_MODEL)
+        print_share_target(plugin_wrapper_cost(max(args.runs, 10), whole, share=True))
         return 0
     if args.cost_only:
         print(f"shardy-convert bench -- {machine()}")
@@ -479,9 +484,11 @@ def main(argv=None) -> int:
     hook = hook_cache_hit(make_inputs.path_of(REFERENCE if REFERENCE in modules else modules[0]))
     print(hook[1])
     wrapper_ms = plugin_wrapper_cost(max(args.runs, 10))
+    whole = plugin_wrapper_cost(max(args.runs, 10), make_inputs.path_of(WHOLE_MODEL), share=True)
     program_costs()
     print_targets(rows, cs, v1v2_ms, hook)
     print_wrapper_target(wrapper_ms)
+    print_share_target(whole)
     return 0
 
 
@@ -502,17 +509,19 @@ def program_costs() -> None:
 # own compile of it: bench/bench_wrapper.py.
 WRAPPER_GRAPHS = ROOT / "testdata" / "torch_xla"
 WRAPPER_TARGET_MS = 50.0
+# Issue 18: on a whole-model graph the hook adds at most this share of the plugin's compile.
+WHOLE_MODEL = "llama_L32"
+SHARE_TARGET = 0.02
 
 
-def plugin_wrapper_cost(runs: int = 10) -> float | None:
-    command = [
-        sys.executable,
-        str(BENCH / "bench_wrapper.py"),
-        str(WRAPPER_GRAPHS),
-        "--largest",
-        "--runs",
-        str(runs),
-    ]
+def plugin_wrapper_cost(runs: int = 10, path: Path | None = None, share: bool = False):
+    """bench_wrapper.py on `path` (default: the largest graph of testdata/); prints its figures.
+    Returns the hook's ms, or with `share` (hook ms, compile ms); None if not measured."""
+    where = [str(path)] if path else [str(WRAPPER_GRAPHS), "--largest"]
+    command = [sys.executable, str(BENCH / "bench_wrapper.py"), *where, "--runs", str(runs)]
+    if path is not None and not path.exists():
+        print(f"plugin wrapper: not measured ({path.name} missing)")
+        return None
     p = subprocess.run(command, capture_output=True, text=True)
     try:
         r = json.loads(p.stdout.strip().splitlines()[-1])
@@ -520,14 +529,15 @@ def plugin_wrapper_cost(runs: int = 10) -> float | None:
         last = (p.stderr.strip().splitlines() or ["?"])[-1]
         print(f"plugin wrapper: not measured ({last[:160]})")
         return None
+    what = "the whole-model graph" if path else "the largest real torch_xla graph of testdata/"
     print(
-        f"plugin wrapper on the largest real torch_xla graph of testdata/, {r['graph']} "
+        f"plugin wrapper on {what}, {r['graph']} "
         f"({r['bytes']:,} B portable artifact, {r['devices']} devices):\n"
         f"  hook {r['hook_ms']:.1f} ms per distinct program, best of {runs} "
-        f"({r['hook_cpu_ms']:.1f} ms CPU; {r['hook_ms'] / WRAPPER_TARGET_MS:.2f}x the "
-        f"{WRAPPER_TARGET_MS:.0f} ms target; load average {r['loadavg']:.2f})\n"
-        f"  xla-cpu-pjrt's own compile of the same graph {r['compile_ms']:.0f} ms: the hook "
-        f"adds {r['hook_ms'] / r['compile_ms']:.1%}\n"
+        f"({r['hook_cpu_ms']:.1f} ms CPU; load average {r['loadavg']:.2f})\n"
+        f"  xla-cpu-pjrt's own compile of the same graph {r['compile_ms']:.0f} ms "
+        f"({r['compile_cpu_ms']:.0f} ms CPU): the hook adds {r['hook_ms'] / r['compile_ms']:.1%}"
+        f" ({r['hook_cpu_ms'] / r['compile_cpu_ms']:.1%} in CPU time)\n"
         f"  first call {r['first_ms']:.0f} ms, imports and checks {r['imports_ms']:.0f} ms "
         f"before it (use_plugin), cache hit {r['hit_ms']:.2f} ms"
     )
@@ -538,7 +548,20 @@ def plugin_wrapper_cost(runs: int = 10) -> float | None:
             f"times are inflated; the hook's CPU time, {r['hook_cpu_ms']:.1f} ms, is what an "
             "idle machine's wall time comes close to"
         )
-    return r["hook_ms"]
+    return (r["hook_ms"], r["compile_ms"]) if share else r["hook_ms"]
+
+
+def print_share_target(figures: tuple[float, float] | None) -> None:
+    ok = None if figures is None else figures[0] <= SHARE_TARGET * figures[1]
+    shown = (
+        "not measured"
+        if figures is None
+        else (f"{figures[0]:.0f} ms of {figures[1]:.0f} ms = {figures[0] / figures[1]:.1%}")
+    )
+    print(
+        f"  {verdict(ok)} plugin hook <= {SHARE_TARGET:.0%} of xla-cpu-pjrt's compile on the "
+        f"whole-model graph ({WHOLE_MODEL}, issue 18): {shown}"
+    )
 
 
 def print_wrapper_target(wrapper_ms: float | None) -> None:
