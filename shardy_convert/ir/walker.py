@@ -8,7 +8,7 @@ module order its arguments, its results, then the ops of its body in pre-order.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from jaxlib.mlir import ir
 
@@ -34,6 +34,7 @@ class Site:
     text: str
     attr: str = SHARDING
     value_type: ir.Type | None = None  # args and results: read once per func, not per site
+    _types: list[ir.Type] | None = field(default=None, repr=False, compare=False)
 
     @property
     def func_name(self) -> str | None:
@@ -74,12 +75,14 @@ class Site:
         return Placed(self.kind, self.text, sharding, types, where=lambda: self.location)
 
     def value_types(self) -> list[ir.Type]:
-        """Types of the values this sharding describes (one per tuple element for ops)."""
-        if self.kind in ("arg", "result"):
-            return [self.value_type]
-        if self.kind == "op":
-            return [r.type for r in self.owner.results]
-        return []
+        """Types of the values this sharding describes (one per tuple element for ops), read
+        from the IR once."""
+        if self._types is None:
+            if self.kind in ("arg", "result"):
+                self._types = [self.value_type]
+            else:
+                self._types = [r.type for r in self.owner.results] if self.kind == "op" else []
+        return self._types
 
 
 def value_type(t: ir.Type | None) -> ValueType:
@@ -307,6 +310,7 @@ class ValueAttrs:
         count = len(ftype.inputs if kind == "arg" else ftype.results)
         old = list(ir.ArrayAttr(func.attributes[self.name])) if self.name in func.attributes else []
         self.dicts = [_as_dict(ir.DictAttr(d)) for d in old] + [{} for _ in range(count - len(old))]
+        self.changed = False  # for callers that read several and write back those they edit
 
     def save(self) -> None:
         self.func.attributes[self.name] = ir.ArrayAttr.get([ir.DictAttr.get(d) for d in self.dicts])
@@ -314,7 +318,7 @@ class ValueAttrs:
 
 def value_attrs(edits: dict, site: Site) -> ValueAttrs:
     """The ValueAttrs of the site's func and kind, made once and kept in `edits`."""
-    key = (id(site.owner), site.kind)
+    key = (site.owner, site.kind)
     if key not in edits:
         edits[key] = ValueAttrs(site.owner, site.kind)
     return edits[key]
@@ -328,7 +332,7 @@ def transform_shardings(module: ir.Operation, fn: Callable[[str, Site], str]) ->
     """Replaces every sharding string `s` by `fn(s, site)`; returns how many changed."""
     changed = 0
     with module.context:
-        edits: dict[tuple[int, str], ValueAttrs] = {}
+        edits: dict[tuple[ir.Operation, str], ValueAttrs] = {}
         for site in list(sites(module)):
             new = fn(site.text, site)
             if new == site.text:

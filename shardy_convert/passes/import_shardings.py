@@ -29,7 +29,6 @@ from ..ir.walker import (
     join_location,
     num_partitions,
     sites,
-    value_attrs,
 )
 from ..options import propagation_flags
 from ..sharding import HloSharding, Kind, import_rules
@@ -87,19 +86,26 @@ class ImportShardingsPass:
         except ShardyConvertError as e:
             where = _blame(found, count, self.mesh, self.mesh_device_ids)
             raise e.located(location=where) from None
-        closed = self.closed_unannotated(module)
+        edits: dict = {}  # each func's argument/result attributes, read and written once
+        closed = self.closed_unannotated(module, edits)
         global_mesh = plan.uses_mesh or bool(closed)
         if global_mesh and not plan.device_count_known:
             warnings.warn(DeviceCountWarning(), stacklevel=2)
         _check_even(found, plan, self.strict)
         with module.context:
             _insert_meshes(module, plan, global_mesh)
-            _import(module, found, plan)
-            _close(module, closed)
+            _import(module, found, plan, edits)
+            _close(module, closed, edits)
+            for values in edits.values():
+                if values.changed:
+                    values.save()
 
-    def closed_unannotated(self, module: ir.Operation) -> list[tuple[str, int, int]]:
+    def closed_unannotated(
+        self, module: ir.Operation, edits: dict | None = None
+    ) -> list[tuple[str, int, int]]:
         """(kind, index, rank) of each unannotated ranked `@main` argument and result that
-        propagation may not reach: XLA's GSPMD replicates those, Shardy would shard them."""
+        propagation may not reach: XLA's GSPMD replicates those, Shardy would shard them.
+        `edits` keeps the ValueAttrs read here for the rewrite (walker.value_attrs)."""
         main = _main(module)
         if main is None:
             return []
@@ -114,7 +120,7 @@ class ImportShardingsPass:
                 flags = propagation_flags(allowed, len(types), what, noun)
             except ShardyConvertError as e:
                 raise e.located(location=format_location(main.location)) from None
-            values = ValueAttrs(main, kind)
+            values = _values(edits if edits is not None else {}, main, kind)
             closed += [
                 (kind, k, ir.RankedTensorType(t).rank)
                 for k, t in enumerate(types)
@@ -131,7 +137,7 @@ class ImportShardingsPass:
         user wrote them."""
         found = [(site, site.parse()) for site in sites(module)]
         facts = import_rules.ModuleFacts(
-            tuple(site.placed(sharding) for site, sharding in found),
+            _distinct(found),
             self.num_devices or num_partitions(module),
             "num_devices" if self.num_devices else "mhlo.num_partitions",
         )
@@ -167,26 +173,48 @@ class ImportShardingsPass:
         return choice.mesh.axes, choice.mesh.ids
 
 
+def _distinct(found: list[tuple[Site, HloSharding]]) -> tuple[import_rules.Placed, ...]:
+    """Each distinct (kind, string, value types) once, at its first site. A rule's finding at a
+    sharding depends on nothing else, so the rules' first error is the same as on every site;
+    a module repeats a few distinct ones on thousands of values."""
+    placed: dict = {}
+    for site, sharding in found:
+        key = (site.kind, site.text, tuple(site.value_types()))
+        if key not in placed:
+            placed[key] = site.placed(sharding)
+    return tuple(placed.values())
+
+
 def _check_even(found: list[tuple[Site, HloSharding]], plan: MeshPlan, strict: bool) -> None:
     """Warns (or, `strict`, raises) at each value with a dim its shard count does not divide:
     GSPMD pads it, Shardy keeps fewer axes (sharding/uneven.py), another program."""
     axes = plan.axis_sizes
+    uneven: dict = {}  # (string, value types) -> [(value index, dim)], found once each
     for site, sharding in found:
         if site.kind == "module" or call_target(site.owner) in MANUAL_BOUNDARIES:
             continue
         types = site.value_types()
-        leaves = sharding.leaves() if sharding.kind is Kind.TUPLE else [sharding] * len(types)
-        for k, (leaf, value_type) in enumerate(zip(leaves, types)):
-            if leaf.kind is not Kind.TILED or not isinstance(value_type, ir.RankedTensorType):
-                continue
-            shape = tuple(ir.RankedTensorType(value_type).shape)
-            tensor = _on_type(site, leaf, value_type, plan)
-            for dim in uneven_dims(tensor, shape, axes):
-                which = f"result {k}: " if len(types) > 1 else ""
-                message = f'{which}{dim} (sharding "{site.text}"): another program'
-                if strict:
-                    raise NoShardyFormError(message, location=site.location)
-                warnings.warn(ShardyConvertWarning(message, location=site.location), stacklevel=2)
+        key = (site.text, tuple(types))
+        if key not in uneven:
+            uneven[key] = _uneven(site, sharding, types, plan, axes)
+        for k, dim in uneven[key]:
+            which = f"result {k}: " if len(types) > 1 else ""
+            message = f'{which}{dim} (sharding "{site.text}"): another program'
+            if strict:
+                raise NoShardyFormError(message, location=site.location)
+            warnings.warn(ShardyConvertWarning(message, location=site.location), stacklevel=2)
+
+
+def _uneven(site: Site, sharding: HloSharding, types: list, plan: MeshPlan, axes) -> list:
+    leaves = sharding.leaves() if sharding.kind is Kind.TUPLE else [sharding] * len(types)
+    found = []
+    for k, (leaf, value_type) in enumerate(zip(leaves, types)):
+        if leaf.kind is not Kind.TILED or not isinstance(value_type, ir.RankedTensorType):
+            continue
+        shape = tuple(ir.RankedTensorType(value_type).shape)
+        tensor = _on_type(site, leaf, value_type, plan)
+        found += [(k, dim) for dim in uneven_dims(tensor, shape, axes)]
+    return found
 
 
 def _error_class(finding: import_rules.Finding) -> type[ModuleError]:
@@ -201,18 +229,22 @@ def _main(module: ir.Operation) -> ir.Operation | None:
     return next((f for f in funcs(module) if func_name(f) == "main"), None)
 
 
-def _close(module: ir.Operation, closed: list[tuple[str, int, int]]) -> None:
-    """Gives each of `closed` a closed replicated sharding on the global mesh (after _import,
-    which rewrote the same attribute arrays)."""
+def _close(module: ir.Operation, closed: list[tuple[str, int, int]], edits: dict) -> None:
+    """Gives each of `closed` a closed replicated sharding on the global mesh (in the same
+    attribute dicts _import rewrote; the caller saves them)."""
     main = _main(module)
-    for kind in ("arg", "result"):
-        entries = [(k, rank) for which, k, rank in closed if which == kind]
-        if not entries:
-            continue
-        values = ValueAttrs(main, kind)
-        for k, rank in entries:
-            values.dicts[k][SDY_SHARDING] = replicated("mesh", rank)
-        values.save()
+    for which, k, rank in closed:
+        values = _values(edits, main, which)
+        values.dicts[k][SDY_SHARDING] = replicated("mesh", rank)
+        values.changed = True
+
+
+def _values(edits: dict, func: ir.Operation, kind: str) -> ValueAttrs:
+    """The ValueAttrs of `func`'s arguments or results, made once and kept in `edits`."""
+    key = (func, kind)
+    if key not in edits:
+        edits[key] = ValueAttrs(func, kind)
+    return edits[key]
 
 
 def _check_num_partitions(module: ir.Operation, num_devices: int | None) -> None:
@@ -274,41 +306,38 @@ def _insert_meshes(module: ir.Operation, plan: MeshPlan, global_mesh: bool) -> N
         )
 
 
-def _import(module: ir.Operation, found: list[tuple[Site, HloSharding]], plan: MeshPlan) -> None:
-    attrs: dict[str, ir.Attribute] = {}
-    edits: dict = {}
-
-    def attr(text: str) -> ir.Attribute:
-        if text not in attrs:
-            attrs[text] = ir.Attribute.parse(text)
-        return attrs[text]
-
+def _import(
+    module: ir.Operation, found: list[tuple[Site, HloSharding]], plan: MeshPlan, edits: dict
+) -> None:
+    """Each site's `sdy.sharding`, made once per distinct (string, value types); arguments and
+    results go into `edits` (the caller saves them)."""
+    made: dict = {}
     for site, sharding in found:
         if site.kind == "module":
             if site.attr in module.attributes:
                 del module.attributes[site.attr]
             continue
-        if site.kind == "op":
-            _import_op(site, sharding, plan, attr)
+        if site.kind == "op" and call_target(site.owner) in MANUAL_BOUNDARIES:
             continue
-        values = value_attrs(edits, site)
-        entry = values.dicts[site.index]
-        entry[SDY_SHARDING] = attr(_value_sharding(site, sharding, plan).attr())
-        entry.pop(SHARDING, None)
-    for values in edits.values():
-        values.save()
+        key = (site.kind == "op", site.text, tuple(site.value_types()))
+        if key not in made:
+            made[key] = ir.Attribute.parse(_sharding_text(site, sharding, plan))
+        if site.kind == "op":
+            site.owner.attributes[SDY_SHARDING] = made[key]
+            del site.owner.attributes[SHARDING]
+            continue
+        values = _values(edits, site.owner, site.kind)
+        values.dicts[site.index][SDY_SHARDING] = made[key]
+        values.dicts[site.index].pop(SHARDING, None)
+        values.changed = True
 
 
-def _value_sharding(site: Site, sharding: HloSharding, plan: MeshPlan) -> TensorSharding:
-    (value_type,) = site.value_types()
-    (leaf,) = sharding.leaves()  # one: import_rules.value_types refuses a tuple here
-    return _on_type(site, leaf, value_type, plan)
-
-
-def _import_op(site: Site, sharding: HloSharding, plan: MeshPlan, attr) -> None:
-    op = site.owner
-    if call_target(op) in MANUAL_BOUNDARIES:
-        return
+def _sharding_text(site: Site, sharding: HloSharding, plan: MeshPlan) -> str:
+    """The `#sdy.sharding` of an argument or result, the `#sdy.sharding_per_value` of an op."""
+    if site.kind != "op":
+        (value_type,) = site.value_types()
+        (leaf,) = sharding.leaves()  # one: import_rules.value_types refuses a tuple here
+        return _on_type(site, leaf, value_type, plan).attr()
     types = site.value_types()
     leaves = sharding.leaves() if sharding.kind is Kind.TUPLE else [sharding] * max(len(types), 1)
     if not types and not leaves:
@@ -317,8 +346,7 @@ def _import_op(site: Site, sharding: HloSharding, plan: MeshPlan, attr) -> None:
         shardings = [_on_rank(site, leaves[0], 0, plan)]
     else:
         shardings = [_on_type(site, leaf, t, plan) for leaf, t in zip(leaves, types)]
-    op.attributes[SDY_SHARDING] = attr(per_value_attr(shardings))
-    del op.attributes[SHARDING]
+    return per_value_attr(shardings)
 
 
 def _on_type(
