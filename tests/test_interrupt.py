@@ -36,6 +36,17 @@ def _inputs(tmp: Path) -> Path:
     return folder
 
 
+def _repeated(tmp: Path, *dumps: Path) -> list[str]:
+    """Each dump's graphs COPIES times over in one dump: a diff long enough that the signal
+    falls inside it (one Mixtral dump against its golden took under 1.5 s)."""
+    paths = []
+    for k, dump in enumerate(dumps):
+        path = tmp / f"repeated_{k}.dump"
+        path.write_text(dump.read_text() * COPIES)
+        paths.append(str(path))
+    return paths
+
+
 def _interrupt(args: list[str], delay: float, cwd: Path, group: bool = False):
     """Runs the command, sends SIGINT after `delay` s (to its whole process group, as a
     terminal's Ctrl-C does, with `group`), returns (returncode, stderr, seconds to exit)."""
@@ -115,7 +126,7 @@ def test_ctrl_c_during_a_command(tmp_path, command, delay):
     args = {
         "v2": ["v2", *inputs, "-o", f"{tmp_path / 'out'}/"],
         "inspect": ["inspect", *inputs],
-        "diff": ["diff", str(MIXTRAL), str(GOLDEN)],
+        "diff": ["diff", *_repeated(tmp_path, MIXTRAL, GOLDEN)],
         "check": ["check", *inputs],
     }[command]
     code, err, seconds = _interrupt(args, delay, tmp_path)
