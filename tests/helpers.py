@@ -1,7 +1,15 @@
-"""What several test modules share: the test inputs they all use and the command line run
-through click's runner."""
+"""What several test modules share: the test inputs they all use, the command line run
+through click's runner, and the installed command run with a stream on a pseudo-terminal."""
 
 from __future__ import annotations
+
+import os
+import pty
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 from click.testing import CliRunner, Result
 
@@ -29,3 +37,39 @@ def said_same(stdout: str, where, shape: str) -> bool:
         re.search(rf"(?m)^{re.escape(str(where))}: {verdict}: {re.escape(shape)}", stdout)
         is not None
     )
+
+
+def on_a_terminal(
+    args, stream: str = "stdout", *, env: dict | None = None, cwd=None
+) -> tuple[int, bytes, str]:
+    """Runs the installed `shardy-convert ARGS...` with `stream` ("stdout" or "stderr") on a
+    pseudo-terminal: (exit code, what the terminal received, what the other stream got)."""
+    script = shutil.which("shardy-convert", path=str(Path(sys.executable).parent))
+    assert script, "shardy-convert is not installed beside this Python"
+    leader, follower = pty.openpty()
+    with tempfile.TemporaryFile() as other:  # a file: a full pipe would block the child
+        streams = {"stdout": other, "stderr": other, stream: follower}
+        child = subprocess.Popen(
+            [script, *map(str, args)], stdin=subprocess.DEVNULL, env=env, cwd=cwd, **streams
+        )
+        os.close(follower)
+        received = read_until_closed(leader)
+        code = child.wait(timeout=120)
+        other.seek(0)
+        return code, received, other.read().decode(errors="replace")
+
+
+def read_until_closed(fd: int) -> bytes:
+    """All a pseudo-terminal's leader `fd` receives until the other side is closed; closes
+    `fd`."""
+    received = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # the other side closed the terminal (Linux: EIO)
+            break
+        if not chunk:
+            break
+        received += chunk
+    os.close(fd)
+    return received

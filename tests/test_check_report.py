@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import re
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import pytest
 from shardy_convert.commands.check import compare_programs
 
 from .conftest import TESTDATA
-from .helpers import ESCAPE, MATMUL, SHARDY, run
+from .helpers import ESCAPE, MATMUL, SHARDY, on_a_terminal, run
 
 TRAIN = TESTDATA / "torch_xla" / "tp_mlp_train.dump"  # a torch_xla training step, 2 graphs
 # A reshard XLA can only do by replicating first: one involuntary rematerialization each side.
@@ -216,21 +215,12 @@ def test_max_cost_ratio_fails_the_graph_that_costs_more_and_says_which_measure()
 
 def test_progress_on_a_terminal_never_shares_a_line_with_an_error(tmp_path):
     """stderr on a pseudo-terminal: the progress line is erased before each error, so the
-    error reads from the start of its line; stdout (a pipe) gets no progress."""
-    leader, follower = pty.openpty()
+    error reads from the start of its line; stdout (not a terminal) gets no progress."""
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "shardy_convert", "check", "--no-reference", MATMUL, ESCAPE],
-        stdout=subprocess.PIPE,
-        stderr=follower,
-        env=env,
-        cwd=tmp_path,
-        text=True,
-    )
-    os.close(follower)
-    terminal = _read_all(leader)
-    stdout, _ = process.communicate()
-    assert process.returncode == 1
+    args = ["check", "--no-reference", MATMUL, ESCAPE]
+    code, received, stdout = on_a_terminal(args, "stderr", env=env, cwd=tmp_path)
+    terminal = received.decode().replace("\r\n", "\n")
+    assert code == 1
     assert "\r" not in stdout
     assert "compiling" not in stdout
     assert "[1/2] compiling" in terminal
@@ -238,17 +228,3 @@ def test_progress_on_a_terminal_never_shares_a_line_with_an_error(tmp_path):
     errors = [line for line in shown if ": error: " in line]
     assert errors, terminal
     assert all(line.startswith(f"{ESCAPE}:graph 0:") for line in errors), terminal
-
-
-def _read_all(fd: int) -> str:
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:  # the other side closed
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(fd)
-    return b"".join(chunks).decode().replace("\r\n", "\n")

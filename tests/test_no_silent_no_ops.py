@@ -4,17 +4,10 @@ bytecode is never written to a terminal (as gzip refuses)."""
 
 from __future__ import annotations
 
-import os
-import pty
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from .conftest import TESTDATA
-from .helpers import MATMUL, SHARDY, run
+from .helpers import MATMUL, SHARDY, on_a_terminal, run
 
 CUSTOM = TESTDATA / "torch_xla" / "custom_device_ids_manual.mlir"  # 6 lists, a custom order
 CUSTOM_DUMP = TESTDATA / "torch_xla" / "custom_device_ids_manual.dump"
@@ -75,34 +68,9 @@ def test_to_gspmd_of_a_gspmd_dump_says_it_once_for_all_graphs():
     ]
 
 
-def _stdout_on_a_terminal(args: list[str]) -> tuple[int, bytes, str]:
-    """Runs the installed command with stdout on a pseudo-terminal: (exit code, what the
-    terminal received, stderr)."""
-    script = shutil.which("shardy-convert", path=str(Path(sys.executable).parent))
-    assert script, "shardy-convert is not installed beside this Python"
-    master, slave = pty.openpty()
-    child = subprocess.Popen(
-        [script, *args], stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.PIPE
-    )
-    os.close(slave)
-    received = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # the child closed the terminal (Linux: EIO)
-            break
-        if not chunk:
-            break
-        received += chunk
-    os.close(master)
-    err = child.stderr.read().decode()
-    child.stderr.close()
-    return child.wait(timeout=120), received, err
-
-
 @pytest.mark.parametrize("emit", ["bytecode", "portable"])
 def test_bytecode_is_never_written_to_a_terminal(emit):
-    code, received, err = _stdout_on_a_terminal(["convert", str(MATMUL), "--emit", emit])
+    code, received, err = on_a_terminal(["convert", str(MATMUL), "--emit", emit])
     assert code == 2, err
     assert "refusing to write bytecode to a terminal; use -o FILE (or a pipe)" in err
     assert received == b""
@@ -111,10 +79,10 @@ def test_bytecode_is_never_written_to_a_terminal(emit):
 def test_a_bytecode_input_is_not_written_back_to_a_terminal(tmp_path):
     bytecode = tmp_path / "m.mlirbc"
     assert run("convert", MATMUL, "--emit", "bytecode", "-o", bytecode).exit_code == 0
-    code, received, err = _stdout_on_a_terminal(["convert", str(bytecode)])
+    code, received, err = on_a_terminal(["convert", str(bytecode)])
     assert code == 2, err
     assert "<stdout>: error: refusing to write bytecode to a terminal" in err
     assert received == b""
-    code, received, err = _stdout_on_a_terminal(["convert", str(bytecode), "--emit", "text"])
+    code, received, err = on_a_terminal(["convert", str(bytecode), "--emit", "text"])
     assert code == 0, err
     assert b"sdy.mesh @mesh" in received

@@ -4,40 +4,11 @@ it shows: each message on a line of its own, never run on from the bar (issue 19
 
 from __future__ import annotations
 
-import os
-import pty
 import re
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
-from .helpers import ESCAPE, MATMUL
+from .helpers import ESCAPE, MATMUL, on_a_terminal
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-
-
-def _on_a_terminal(args: list[str]) -> tuple[int, str]:
-    """Runs the installed command with stderr on a pseudo-terminal; (exit code, what the
-    terminal received)."""
-    script = shutil.which("shardy-convert", path=str(Path(sys.executable).parent))
-    assert script, "shardy-convert is not installed beside this Python"
-    master, slave = pty.openpty()
-    child = subprocess.Popen(
-        [script, *args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave
-    )
-    os.close(slave)
-    received = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # the child closed the terminal (Linux: EIO)
-            break
-        if not chunk:
-            break
-        received += chunk
-    os.close(master)
-    return child.wait(timeout=120), received.decode(errors="replace")
 
 
 def _visible_lines(received: str) -> list[str]:
@@ -51,7 +22,8 @@ def test_errors_take_lines_of_their_own_above_the_bar(tmp_path):
     escape_text = tmp_path / "escape.dump"
     escape_text.write_bytes(ESCAPE.read_bytes())
     inputs = [MATMUL, ESCAPE, MATMUL.with_name("fsdp.dump"), escape_text]
-    code, received = _on_a_terminal(["convert", *map(str, inputs), "-o", f"{tmp_path}/out/"])
+    code, terminal, _ = on_a_terminal(["convert", *inputs, "-o", f"{tmp_path}/out/"], "stderr")
+    received = terminal.decode(errors="replace")
     assert code == 1, received
     assert re.search(r"converting +\[", received)  # the bar did show
     lines = _visible_lines(received)
