@@ -86,3 +86,18 @@ def test_a_bytecode_input_is_not_written_back_to_a_terminal(tmp_path):
     code, received, err = on_a_terminal(["convert", str(bytecode), "--emit", "text"])
     assert code == 0, err
     assert b"sdy.mesh @mesh" in received
+
+
+def test_opt_refuses_to_write_a_bytecode_input_back_to_a_terminal_as_a_usage_error(tmp_path):
+    """opt writes its input's form: bytecode to a terminal is refused before any pass runs,
+    a usage error (exit 2) as convert's refusal is (was exit 1, as a pass failure)."""
+    bytecode = tmp_path / "m.mlirbc"
+    assert run("convert", MATMUL, "--emit", "bytecode", "-o", bytecode).exit_code == 0
+    args = ["opt", bytecode, "-p", "sdy-close-shardings"]
+    code, received, err = on_a_terminal(args)
+    assert code == 2, err
+    assert "refusing to write bytecode to a terminal" in err
+    assert received == b""
+    code, received, err = on_a_terminal(["opt", MATMUL, "-p", "sdy-close-shardings"])
+    assert code == 0, err
+    assert b"mhlo.sharding" in received  # text is written to a terminal

@@ -26,7 +26,7 @@ from .main import _Failed, _mesh_option, _num_devices_option
 @_num_devices_option
 def opt(input, passes, split_input_file, mesh, num_devices) -> None:
     """Run chosen passes on one module and print it (like mlir-opt / sdy_opt)."""
-    from ..commands.batch import read_input, write
+    from ..commands.batch import read_input, refuse_terminal, write
     from ..converter import run_passes, split_input
     from ..formats.dump import as_text
     from ..options import Options
@@ -35,6 +35,7 @@ def opt(input, passes, split_input_file, mesh, num_devices) -> None:
     steps = parse(passes)  # every unknown pass and bad option: a usage error
     data = read_input(input)
     text = as_text(data)
+    refuse_terminal(None, "bytecode" if text is None else None)  # written in the input's form
     _check_one_module(text, input)
     options = Options(num_devices=num_devices, mesh=mesh)
     cases = split_input(text) if split_input_file and text is not None else [text or data]
