@@ -39,24 +39,19 @@ def test_v2_of_lists_that_all_have_an_iota_form_says_nothing():
     assert result.stderr == ""
 
 
-def test_v2_of_a_shardy_module_says_it_is_written_as_it_is():
-    result = run("v2", SHARDY)
+@pytest.mark.parametrize(
+    ("command", "path", "why"),
+    [
+        ("v2", SHARDY, "it carries Shardy shardings, no GSPMD string to rewrite"),
+        ("to-gspmd", MATMUL, "it carries no Shardy sharding (GSPMD already, or none)"),
+    ],
+    ids=["v2-of-shardy", "to-gspmd-of-gspmd"],
+)
+def test_a_module_with_nothing_to_rewrite_is_written_as_it_is_saying_so(command, path, why):
+    result = run(command, path)
     assert result.exit_code == 0, result.output
-    assert result.stdout == SHARDY.read_text()
-    assert result.stderr == (
-        f"{SHARDY}: warning: written as it is: it carries Shardy shardings, no GSPMD string to "
-        "rewrite\n"
-    )
-
-
-def test_to_gspmd_of_a_gspmd_module_says_it_is_written_as_it_is():
-    result = run("to-gspmd", MATMUL)
-    assert result.exit_code == 0, result.output
-    assert result.stdout == MATMUL.read_text()
-    assert result.stderr == (
-        f"{MATMUL}: warning: written as it is: it carries no Shardy sharding (GSPMD already, "
-        "or none)\n"
-    )
+    assert result.stdout == path.read_text()
+    assert result.stderr == f"{path}: warning: written as it is: {why}\n"
 
 
 def test_to_gspmd_of_a_gspmd_dump_says_it_once_for_all_graphs():
@@ -76,9 +71,15 @@ def test_bytecode_is_never_written_to_a_terminal(emit):
     assert received == b""
 
 
-def test_a_bytecode_input_is_not_written_back_to_a_terminal(tmp_path):
-    bytecode = tmp_path / "m.mlirbc"
-    assert run("convert", MATMUL, "--emit", "bytecode", "-o", bytecode).exit_code == 0
+@pytest.fixture
+def bytecode(tmp_path):
+    """MATMUL converted, as MLIR bytecode."""
+    path = tmp_path / "m.mlirbc"
+    assert run("convert", MATMUL, "--emit", "bytecode", "-o", path).exit_code == 0
+    return path
+
+
+def test_a_bytecode_input_is_not_written_back_to_a_terminal(bytecode):
     code, received, err = on_a_terminal(["convert", str(bytecode)])
     assert code == 2, err
     assert "<stdout>: error: refusing to write bytecode to a terminal" in err
@@ -88,13 +89,10 @@ def test_a_bytecode_input_is_not_written_back_to_a_terminal(tmp_path):
     assert b"sdy.mesh @mesh" in received
 
 
-def test_opt_refuses_to_write_a_bytecode_input_back_to_a_terminal_as_a_usage_error(tmp_path):
+def test_opt_refuses_to_write_a_bytecode_input_back_to_a_terminal_as_a_usage_error(bytecode):
     """opt writes its input's form: bytecode to a terminal is refused before any pass runs,
     a usage error (exit 2) as convert's refusal is (was exit 1, as a pass failure)."""
-    bytecode = tmp_path / "m.mlirbc"
-    assert run("convert", MATMUL, "--emit", "bytecode", "-o", bytecode).exit_code == 0
-    args = ["opt", bytecode, "-p", "sdy-close-shardings"]
-    code, received, err = on_a_terminal(args)
+    code, received, err = on_a_terminal(["opt", bytecode, "-p", "sdy-close-shardings"])
     assert code == 2, err
     assert "refusing to write bytecode to a terminal" in err
     assert received == b""
