@@ -33,22 +33,15 @@ sys.path.insert(0, str(ROOT))
 
 def _compile(text, n: int, *, shardy: bool):
     """(executable, XLA's fd-2 log, seconds) with torch_xla's propagation flags."""
-    import numpy as np
     from jax._src.lib import xla_client as xc
 
-    from shardy_convert.commands.check.client import _backend, ensure_devices
+    from shardy_convert.commands.check.client import _backend, compile_options, ensure_devices
     from shardy_convert.ir.legacy_i1 import i1_hex_for_parser
     from shardy_convert.ir.mlir import cpp_stderr
 
     ensure_devices(n)
     backend = _backend()
-    options = xc.CompileOptions()
-    build = options.executable_build_options
-    build.num_partitions, build.num_replicas = n, 1
-    build.use_spmd_partitioning = True
-    build.use_shardy_partitioner = shardy
-    build.allow_spmd_sharding_propagation_to_output = [True]
-    build.device_assignment = xc.DeviceAssignment.create(np.arange(n).reshape(1, n))
+    options = compile_options(n, shardy=shardy)
     devices = xc.DeviceList(tuple(backend.devices()[:n]))
     start = time.perf_counter()
     with cpp_stderr() as log:

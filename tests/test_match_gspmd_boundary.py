@@ -1,17 +1,17 @@
 """match-gspmd-boundary: GSPMD's shardings for @main's open values, read from GSPMD's compile on
 jaxlib's CPU client and pinned before conversion (issue 17). Each test compiles for itself what
 it compares against: the GSPMD original with torch_xla's compile options (propagation to the
-output on) through jax's own CPU backend, not through the code under test."""
+output on: check's `compile_options`) through jax's own CPU backend, not through the code under
+test."""
 
 from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import pytest
 
 from shardy_convert import convert
-from shardy_convert.commands.check.client import _backend, ensure_devices, quiet
+from shardy_convert.commands.check.client import _backend, compile_options, ensure_devices, quiet
 from shardy_convert.errors import ShardyConvertError, ShardyConvertWarning
 from shardy_convert.ir.bindings import ir
 from shardy_convert.ir.legacy_i1 import i1_hex_for_parser
@@ -38,15 +38,9 @@ def _compile(text: str, n: int, *, shardy: bool, opt_level: int | None = None):
 
     ensure_devices(n)
     backend = _backend()
-    options = xc.CompileOptions()
-    build = options.executable_build_options
-    build.num_partitions, build.num_replicas = n, 1
-    build.use_spmd_partitioning = True
-    build.use_shardy_partitioner = shardy
-    build.allow_spmd_sharding_propagation_to_output = [True]
-    build.device_assignment = xc.DeviceAssignment.create(np.arange(n).reshape(1, n))
+    options = compile_options(n, shardy=shardy)
     if opt_level is not None:
-        build.debug_options.xla_backend_optimization_level = opt_level
+        options.executable_build_options.debug_options.xla_backend_optimization_level = opt_level
     with quiet():
         exe = backend.compile_and_load(
             i1_hex_for_parser(text), xc.DeviceList(tuple(backend.devices()[:n])), options

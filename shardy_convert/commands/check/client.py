@@ -104,16 +104,11 @@ def rematerializations_logged() -> bool:
     return REMATERIALIZATION in (probe.log or "")
 
 
-def compile_module(text: str | bytes, n: int, *, shardy: bool) -> Compiled:
-    """Compiles on the CPU client with `n` partitions and the chosen partitioner."""
+def compile_options(n: int, *, shardy: bool):
+    """jaxlib's `CompileOptions` as torch_xla compiles a program of `n` partitions on devices
+    0..n-1, with the chosen partitioner."""
     from jax._src.lib import xla_client as xc
 
-    signature = main_signature(text)
-    ensure_devices(n)
-    if isinstance(text, str):  # XLA's parser is jaxlib's MLIR too (see legacy_i1)
-        text = i1_hex_for_parser(text)
-    backend = _backend()
-    devices = backend.devices()[:n]
     options = xc.CompileOptions()
     build = options.executable_build_options
     build.num_partitions = n
@@ -125,9 +120,24 @@ def compile_module(text: str | bytes, n: int, *, shardy: bool) -> Compiled:
     # conversion leaves those outputs open for Shardy likewise (allow_..._to_output=True).
     build.allow_spmd_sharding_propagation_to_output = [True]
     build.device_assignment = xc.DeviceAssignment.create(np.arange(n).reshape(1, n))
+    return options
+
+
+def compile_module(text: str | bytes, n: int, *, shardy: bool) -> Compiled:
+    """Compiles on the CPU client with `n` partitions and the chosen partitioner."""
+    from jax._src.lib import xla_client as xc
+
+    signature = main_signature(text)
+    ensure_devices(n)
+    if isinstance(text, str):  # XLA's parser is jaxlib's MLIR too (see legacy_i1)
+        text = i1_hex_for_parser(text)
+    backend = _backend()
+    devices = backend.devices()[:n]
     try:
         with cpp_stderr() as log:  # XLA's warnings, among them its rematerializations
-            exe = backend.compile_and_load(text, xc.DeviceList(tuple(devices)), options)
+            exe = backend.compile_and_load(
+                text, xc.DeviceList(tuple(devices)), compile_options(n, shardy=shardy)
+            )
     except Exception as e:  # XlaRuntimeError: report which side failed
         side = "Shardy result" if shardy else "GSPMD original"
         raise ShardyConvertError(f"the {side} does not compile: {e}") from None
