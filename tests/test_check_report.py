@@ -174,6 +174,33 @@ def test_verdict_line_and_cost_table():
     assert "graphs:" not in result.stdout  # one graph: no summary
 
 
+@pytest.mark.parametrize(
+    ("gspmd", "shardy", "clause"),
+    [
+        ((None, None), (None, None), "Shardy: collective bytes n/a, temp memory n/a"),
+        ((0, 0), (0, 0), "Shardy: no collectives on either, no temp memory on either"),
+        (
+            (0, 0),
+            (1500, 2_000_000),
+            "Shardy: 1.5 KB of collectives where GSPMD has none, 2 MB of temp memory where "
+            "GSPMD needs none",
+        ),
+        ((400, 100), (800, 150), "Shardy: 2.00x GSPMD's collective bytes, 1.50x temp memory"),
+    ],
+    ids=["unknown", "none-on-either", "only-shardy", "ratios"],
+)
+def test_cost_clause_says_each_measure_as_it_stands(gspmd, shardy, clause):
+    """Each measure unknown, 0 on both sides, only on Shardy's side, or a ratio."""
+    from shardy_convert.commands.check.cost import Collectives, Cost
+    from shardy_convert.commands.check.render_text import cost_clause
+
+    def cost(collective_bytes, temp_bytes):
+        gathers = None if collective_bytes is None else Collectives(1, collective_bytes)
+        return Cost(by_kind=gathers and {"all-gather": gathers}, temp_bytes=temp_bytes)
+
+    assert cost_clause(cost(*gspmd), cost(*shardy)) == clause
+
+
 def test_several_graphs_get_a_summary():
     result = run("check", "--no-reference", TRAIN)
     assert result.exit_code == 0, result.output

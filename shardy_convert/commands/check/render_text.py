@@ -60,30 +60,38 @@ def cost_clause(gspmd: Cost | None, shardy: Cost | None) -> str:
     rematerializations`; empty without both costs."""
     if gspmd is None or shardy is None:
         return ""
-    parts = [_bytes_part(gspmd, shardy), _temp_part(gspmd, shardy), _remat_part(gspmd, shardy)]
+    parts = [_measure_part(gspmd, shardy, m) for m in _PHRASES]
+    parts.append(_remat_part(gspmd, shardy))
     return "Shardy: " + ", ".join(p for p in parts if p)
 
 
-def _bytes_part(gspmd: Cost, shardy: Cost) -> str:
-    was, now = gspmd.collective_bytes, shardy.collective_bytes
-    if was is None or now is None:
-        return "collective bytes n/a"
-    if was == now == 0:
-        return "no collectives on either"
-    if was == 0:
-        return f"{size(now)} of collectives where GSPMD has none"
-    return f"{times(now / was)} GSPMD's collective bytes"
+# Per measure: how it reads (unknown, 0 on both sides, only Shardy's, and Shardy's ratio).
+_PHRASES = {
+    "collective_bytes": (
+        "collective bytes n/a",
+        "no collectives on either",
+        "of collectives where GSPMD has none",
+        "GSPMD's collective bytes",
+    ),
+    "temp_bytes": (
+        "temp memory n/a",
+        "no temp memory on either",
+        "of temp memory where GSPMD needs none",
+        "temp memory",
+    ),
+}
 
 
-def _temp_part(gspmd: Cost, shardy: Cost) -> str:
-    was, now = gspmd.temp_bytes, shardy.temp_bytes
+def _measure_part(gspmd: Cost, shardy: Cost, measure: str) -> str:
+    unknown, neither, only_shardy, ratio_of = _PHRASES[measure]
+    was, now = getattr(gspmd, measure), getattr(shardy, measure)
     if was is None or now is None:
-        return "temp memory n/a"
+        return unknown
     if was == now == 0:
-        return "no temp memory on either"
+        return neither
     if was == 0:
-        return f"{size(now)} of temp memory where GSPMD needs none"
-    return f"{times(now / was)} temp memory"
+        return f"{size(now)} {only_shardy}"
+    return f"{times(now / was)} {ratio_of}"
 
 
 def _remat_part(gspmd: Cost, shardy: Cost) -> str:
