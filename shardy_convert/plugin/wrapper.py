@@ -244,28 +244,12 @@ def session() -> Session:
         return _session
 
 
-def configure(
-    *,
-    on_error: str = "raise",
-    emit: str | None = None,
-    match_gspmd_boundary: bool = False,
-    boundary_cache: str | None = None,
-    mesh_names: bool = True,
-    dump_dir: str | os.PathLike | None = None,
-) -> Session:
-    """Replaces the process's session (fresh cache and counters) with these settings.
-    `dump_dir` (default: $SHARDY_CONVERT_DUMP_DIR) is where each distinct program is written
+def configure(**settings) -> Session:
+    """Replaces the process's session (fresh cache and counters) with `new_session(**settings)`
+    (on_error, emit, match_gspmd_boundary, boundary_cache, mesh_names, dump_dir). `dump_dir`
+    (default: $SHARDY_CONVERT_DUMP_DIR) is where each distinct program is written
     (dump_dir.py); ShardyConvertError if it cannot be made."""
-    return use_session(
-        new_session(
-            on_error=on_error,
-            emit=emit,
-            match_gspmd_boundary=match_gspmd_boundary,
-            boundary_cache=boundary_cache,
-            mesh_names=mesh_names,
-            dump_dir=dump_dir,
-        )
-    )
+    return use_session(new_session(**settings))
 
 
 def new_session(
