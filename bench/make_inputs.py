@@ -199,18 +199,18 @@ def _lm_step(np, torch, torch_xla, xm, xs, model, rules, batch, length, vocab) -
     return _train_step_stablehlo(torch, xm, model, lambda m: m(input_ids=ids, labels=ids).loss)
 
 
-def child_cost_llama() -> str:
-    """HF Llama, 2048 wide (TinyLlama's widths, 2 layers), Megatron TP on 'model' x DP."""
+def _llama_step(hidden, intermediate, layers, kv_heads, batch, length) -> str:
+    """An HF Llama step (vocabulary 32000, 32 heads), Megatron TP on 'model' x DP."""
     np, torch, torch_xla, xm, xs = _torch_xla()
     from transformers import LlamaConfig, LlamaForCausalLM
 
     config = LlamaConfig(
         vocab_size=32000,
-        hidden_size=2048,
-        intermediate_size=5632,
-        num_hidden_layers=2,
+        hidden_size=hidden,
+        intermediate_size=intermediate,
+        num_hidden_layers=layers,
         num_attention_heads=32,
-        num_key_value_heads=4,
+        num_key_value_heads=kv_heads,
         max_position_embeddings=512,
     )
     column = ("q_proj", "k_proj", "v_proj", "gate_proj", "up_proj", "lm_head")
@@ -219,30 +219,17 @@ def child_cost_llama() -> str:
         (("o_proj.weight", "down_proj.weight", "embed_tokens.weight"), (None, "model")),
     ]
     model = LlamaForCausalLM(config)
-    return _lm_step(np, torch, torch_xla, xm, xs, model, rules, 8, 256, 32000)
+    return _lm_step(np, torch, torch_xla, xm, xs, model, rules, batch, length, 32000)
+
+
+def child_cost_llama() -> str:
+    """HF Llama, 2048 wide (TinyLlama's widths, 2 layers), Megatron TP on 'model' x DP."""
+    return _llama_step(2048, 5632, layers=2, kv_heads=4, batch=8, length=256)
 
 
 def child_llama_L32() -> str:
     """A whole 32-layer HF Llama step: the whole-model graph of the hook's target."""
-    np, torch, torch_xla, xm, xs = _torch_xla()
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    config = LlamaConfig(
-        vocab_size=32000,
-        hidden_size=1024,
-        intermediate_size=2816,
-        num_hidden_layers=32,
-        num_attention_heads=32,
-        num_key_value_heads=8,
-        max_position_embeddings=512,
-    )
-    column = ("q_proj", "k_proj", "v_proj", "gate_proj", "up_proj", "lm_head")
-    rules = [
-        (tuple(f"{c}.weight" for c in column), ("model", None)),
-        (("o_proj.weight", "down_proj.weight", "embed_tokens.weight"), (None, "model")),
-    ]
-    model = LlamaForCausalLM(config)
-    return _lm_step(np, torch, torch_xla, xm, xs, model, rules, 4, 128, 32000)
+    return _llama_step(1024, 2816, layers=32, kv_heads=8, batch=4, length=128)
 
 
 def child_cost_gpt2() -> str:
