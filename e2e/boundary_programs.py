@@ -10,7 +10,7 @@ import torch
 import torch_xla
 import torch_xla.debug.metrics as met
 
-from e2e.programs import CUSTOM_ORDER, _device, _mesh, _numpy, _shard
+from e2e.programs import CUSTOM_ORDER, _numpy, llama_tp_setup
 
 
 def _spec(tensor) -> str:
@@ -33,29 +33,7 @@ def llama_adamw_tp() -> dict:
     parallelism on the custom device order, AdamW, 3 steps: after each step the number of
     programs torch_xla compiled so far and the sharding spec of every parameter and optimizer
     state (what the next step's graph takes as input shardings)."""
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=128,
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=1,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=64,
-    )
-    model = LlamaForCausalLM(config).to(_device())
-    mesh = _mesh(CUSTOM_ORDER, (2, 4), ("data", "model"))
-    column = ("q_proj", "k_proj", "v_proj", "gate_proj", "up_proj", "lm_head")
-    for name, p in model.named_parameters():
-        if name.endswith(tuple(f"{c}.weight" for c in column)):
-            _shard(p, mesh, ("model", None))
-        elif name.endswith(("o_proj.weight", "down_proj.weight", "embed_tokens.weight")):
-            _shard(p, mesh, (None, "model"))
-    ids = torch.randint(0, 128, (4, 16), generator=torch.Generator().manual_seed(1))
-    ids = ids.to(_device())
-    _shard(ids, mesh, ("data", None))
+    model, ids = llama_tp_setup(CUSTOM_ORDER)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     names = {p: n for n, p in model.named_parameters()}
     out, compiles, calls = {}, [], []

@@ -111,8 +111,10 @@ def llama_tp_custom_order() -> dict:
     return llama_tp(CUSTOM_ORDER)
 
 
-def llama_tp(device_ids) -> dict:
-    """The Llama TP loop on `Mesh(device_ids, (2, 4), ("data", "model"))`."""
+def llama_tp_setup(device_ids):
+    """(model, ids): HF transformers LlamaForCausalLM (tiny config, random init, seed 0) with
+    Megatron tensor parallelism on `Mesh(device_ids, (2, 4), ("data", "model"))`, and a batch
+    of ids on "data"."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
@@ -136,6 +138,12 @@ def llama_tp(device_ids) -> dict:
     ids = torch.randint(0, 128, (4, 16), generator=torch.Generator().manual_seed(1))
     ids = ids.to(_device())
     _shard(ids, mesh, ("data", None))
+    return model, ids
+
+
+def llama_tp(device_ids) -> dict:
+    """The Llama TP loop on `Mesh(device_ids, (2, 4), ("data", "model"))`."""
+    model, ids = llama_tp_setup(device_ids)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     losses = []
     for _ in range(3):
