@@ -13,6 +13,13 @@ from typing import ClassVar, TypeVar
 _L = TypeVar("_L", bound="Located")
 
 
+def place(file: str | None = None, graph: int | None = None, location: str | None = None) -> str:
+    """Where something is, as every message of ours writes it: ``FILE:graph N:LOC``, the parts
+    not known left out (empty when none is)."""
+    parts = (file, None if graph is None else f"graph {graph}", location)
+    return ":".join(p for p in parts if p)
+
+
 class Located:
     """What an error and a warning share: a message and where it applies.
 
@@ -47,8 +54,7 @@ class Located:
         return self
 
     def describe(self, kind: bool = True) -> str:
-        graph = None if self.graph is None else f"graph {self.graph}"
-        prefix = ":".join(p for p in (self.file, graph, self.location) if p)
+        prefix = place(self.file, self.graph, self.location)
         head = f"{prefix}: " if prefix else ""
         return f"{head}{self.kind}: {self.message}" if kind else f"{head}{self.message}"
 

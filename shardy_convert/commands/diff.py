@@ -35,7 +35,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field, replace
 
-from ..errors import NoShardyFormError, ShardyConvertError, ShardyConvertWarning, clip
+from ..errors import NoShardyFormError, ShardyConvertError, ShardyConvertWarning, clip, place
 from ..formats import dump
 from ..ir.bindings import ir
 from ..ir.mlir import new_context, print_module
@@ -61,15 +61,10 @@ class Difference:
     other_graph: int | None = None
 
     def __str__(self) -> str:
-        where = _where(self.file, self.graph, self.location)
+        where = place(self.file, self.graph, self.location)
         text = f"{where + ': ' if where else ''}{self.what}: {self.a} vs {self.b}"
-        other = _where(self.other_file, self.other_graph, self.other)
+        other = place(self.other_file, self.other_graph, self.other)
         return f"{text} (B: {other})" if other and self.other else text
-
-
-def _where(file: str | None, graph: int | None, location: str | None) -> str:
-    parts = [file, None if graph is None else f"graph {graph}", location]
-    return ":".join(p for p in parts if p)
 
 
 @dataclass

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ...converter import convert, is_shardy
-from ...errors import InternalError, ShardyConvertError, ShardyConvertWarning, naming_flag
+from ...errors import InternalError, ShardyConvertError, ShardyConvertWarning, naming_flag, place
 from ...formats import dump, hlo
 from ...formats import module as formats
 from ...formats.meshes import for_input
@@ -43,7 +43,7 @@ class GraphCheck:
 
     @property
     def where(self) -> str:
-        return self.file if self.index is None else f"{self.file}:graph {self.index}"
+        return place(self.file, self.index)
 
     @property
     def verdict(self) -> str:
@@ -78,7 +78,7 @@ class _Graph:
 
     @property
     def where(self) -> str:
-        return self.file if self.index is None else f"{self.file}:graph {self.index}"
+        return place(self.file, self.index)
 
     def failed(self, error: ShardyConvertError) -> _Graph:
         located = error.located(file=self.file, graph=self.index)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ...errors import ShardyConvertError
+from ...errors import ShardyConvertError, place
 from ...sharding import HloSharding
 
 SCHEMA = "shardy-convert.inspect/1"
@@ -25,8 +25,7 @@ class Finding:
     graph: int | None = None
 
     def __str__(self) -> str:
-        graph = None if self.graph is None else f"graph {self.graph}"
-        prefix = ":".join(p for p in (self.file, graph, self.location) if p)
+        prefix = place(self.file, self.graph, self.location)
         what = f"{self.value}: " if self.value else ""
         head = f"{prefix}: " if prefix else ""
         return f"{head}{self.severity}: {what}{self.message} [{self.code}]"
@@ -124,8 +123,7 @@ class Graph:
 
     @property
     def where(self) -> str:
-        parts = [p for p in (self.file, None if self.graph is None else f"graph {self.graph}") if p]
-        return ":".join(parts) or "<module>"
+        return place(self.file, self.graph) or "<module>"
 
     def as_json(self) -> dict:
         return {
