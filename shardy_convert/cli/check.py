@@ -19,11 +19,11 @@ import warnings
 import click
 
 from .main import _Failed, _match_option, _mesh_option
-from .params import check_mesh_options, mesh_file_option
+from .params import check_mesh_options, inputs_argument, mesh_file_option
 
 
 @click.command("check")
-@click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True, allow_dash=True))
+@inputs_argument
 @click.option(
     "--devices",
     type=click.IntRange(min=1),

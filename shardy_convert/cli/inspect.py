@@ -13,11 +13,11 @@ import json
 
 import click
 
-from .params import mesh_file_option
+from .params import inputs_argument, mesh_file_option
 
 
 @click.command("inspect")
-@click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True, allow_dash=True))
+@inputs_argument
 @click.option(
     "--format",
     "fmt",

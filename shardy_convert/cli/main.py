@@ -17,7 +17,7 @@ import click
 
 from ..errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe
 from ..options import parse_mesh
-from .params import TargetVersion, check_mesh_options, mesh_file_option
+from .params import TargetVersion, check_mesh_options, inputs_argument, mesh_file_option
 from .progress import echo, progress
 from .version import version_option
 
@@ -142,12 +142,6 @@ def _match_option(f):
     )(f)
 
 
-def _inputs(f):
-    return click.argument(
-        "inputs", nargs=-1, required=True, type=click.Path(exists=True, allow_dash=True)
-    )(f)
-
-
 def _output(f):
     return click.option(
         "-o",
@@ -173,7 +167,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 
 
 @main.command()
-@_inputs
+@inputs_argument
 @_output
 @click.option(
     "--emit",
@@ -255,7 +249,7 @@ def convert(
 
 
 @main.command()
-@_inputs
+@inputs_argument
 @_output
 def v2(inputs, output) -> None:
     """Only rewrite V1 device lists to V2 iota form; the module stays GSPMD."""
@@ -263,7 +257,7 @@ def v2(inputs, output) -> None:
 
 
 @main.command("to-gspmd")
-@_inputs
+@inputs_argument
 @_output
 @click.option(
     "--emit",

@@ -40,6 +40,13 @@ class MeshFile(click.ParamType):
             self.fail(f"{e.file}: {e.message}" if e.file else e.message, param, ctx)
 
 
+def inputs_argument(f):
+    """`INPUTS...`: files, directories or `-` (stdin), at least one, each existing."""
+    return click.argument(
+        "inputs", nargs=-1, required=True, type=click.Path(exists=True, allow_dash=True)
+    )(f)
+
+
 def mesh_file_option(f):
     return click.option(
         "--mesh-file",
