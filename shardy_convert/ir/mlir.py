@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 from jaxlib.mlir import ir, passmanager
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-from jaxlib.mlir.dialects import sdy, stablehlo
 
 from ..errors import ModuleError
 from . import analyses, compat
+from .bindings import sdy, stablehlo
 from .legacy_i1 import i1_hex_for_parser
 
 BYTECODE_MAGIC = b"ML\xefR"

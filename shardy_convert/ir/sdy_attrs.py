@@ -13,11 +13,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import sdy
 
 from ..errors import ModuleError
 from ..sharding.export import to_hlo
 from ..sharding.sdy import AxisRef, DimSharding, Mesh, TensorSharding
+from .bindings import sdy
 from .mlir import string_value
 from .walker import body
 
