@@ -5,7 +5,6 @@ did."""
 from __future__ import annotations
 
 import platform
-from importlib import metadata
 
 import click
 
@@ -37,6 +36,8 @@ def version_lines() -> list[str]:
 
 
 def _installed(name: str) -> str:
+    from importlib import metadata  # only --version reads it (33 ms of imports at every start)
+
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
