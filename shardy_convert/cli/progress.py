@@ -4,7 +4,6 @@ and the bar is drawn again below it, so a message never runs on from the bar."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 import time
 
@@ -58,6 +57,8 @@ class Bar:
         self._draw()
 
     def _draw(self) -> None:
+        import shutil  # only a bar on a terminal needs it (4 ms of imports at every start)
+
         width = shutil.get_terminal_size((80, 24)).columns - 1  # a line that never wraps
         pct = 100 * self.done // self.count
         tail = f" {pct:3d}%  {self.done}/{self.count}{self._eta()}"

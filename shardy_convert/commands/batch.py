@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import inspect
 import os
-import secrets
 import signal
 import stat
 import sys
@@ -348,7 +347,7 @@ def remove_partial_outputs() -> None:
 
 def _replace(data: bytes, real: Path, target: Path, st: os.stat_result | None) -> None:
     """Atomic replace of a regular file (or a new one) through a temporary file beside it."""
-    tmp = real.parent / f".{real.name}.{secrets.token_hex(4)}.tmp"
+    tmp = real.parent / f".{real.name}.{os.urandom(4).hex()}.tmp"
     _PARTIAL.add(tmp)
     try:
         _replace_through(tmp, data, real, target, st)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -185,7 +184,7 @@ def write_atomic(path: str | os.PathLike, data: bytes) -> None:
     """Writes `data` to `path` through a temporary file beside it, renamed over it: a reader,
     or a program stopped by Ctrl-C halfway, never leaves half a file."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
     try:
         with open(tmp, "wb") as f:
             f.write(data)
