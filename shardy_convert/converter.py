@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .errors import ModuleError, ShardyConvertError, ShardyConvertWarning
 from .formats import hlo
@@ -16,9 +17,10 @@ from .ir.sdy_attrs import MESH_OP
 from .ir.walker import body, sites
 from .options import Options, parse_device_ids, parse_mesh
 from .passes import pipeline
-from .passes.gspmd_boundary import cache_dir
 from .passes.import_shardings import MESH_FROM
-from .passes.match_gspmd_boundary import MatchGspmdBoundaryPass, Outcome
+
+if TYPE_CHECKING:
+    from .passes.match_gspmd_boundary import Outcome
 
 
 def convert(
@@ -114,7 +116,7 @@ def convert(
         allow_spmd_sharding_propagation_to_output=_flags(allow_spmd_sharding_propagation_to_output),
         strict=strict,
         match_gspmd_boundary=match_gspmd_boundary,
-        boundary_cache=cache_dir(boundary_cache),
+        boundary_cache=_cache_dir(boundary_cache),
     )
     with new_context() as ctx:
         mod = formats.load(module, ctx)
@@ -178,6 +180,16 @@ def _same_type(result: str | bytes, original: str | bytes) -> str | bytes:
     asked of bytecode or a portable artifact is `str`)."""
     text_bytes = isinstance(original, bytes) and formats.detect(original) == "text"
     return result.encode() if text_bytes and isinstance(result, str) else result
+
+
+def _cache_dir(value: str | os.PathLike | bool | None) -> str | None:
+    """gspmd_boundary.cache_dir(value), that module imported only when a cache is asked for
+    (cold start)."""
+    if value is None or value is False:
+        return None
+    from .passes.gspmd_boundary import cache_dir
+
+    return cache_dir(value)
 
 
 def _flags(value: bool | Sequence[bool]) -> bool | tuple[bool, ...]:
@@ -275,6 +287,9 @@ def convert_module(
     "user: <mesh>" or "inferred: <why none of them fits>"."""
     outcome = None
     if options.match_gspmd_boundary:
+        # GSPMD's compile machinery only when asked for (cold start)
+        from .passes.match_gspmd_boundary import MatchGspmdBoundaryPass, Outcome
+
         pipeline.run(mod, [MatchGspmdBoundaryPass.NAME], options, verify_each=False)
         outcome = Outcome.read(mod.operation)
     pipeline.run(mod, pipeline.CONVERT_PIPELINE, options, verify_each=False)

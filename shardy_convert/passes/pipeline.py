@@ -20,7 +20,6 @@ from ..ir.mlir import PythonPass, cpp_stderr, new_context, run_pipeline
 from ..options import Options
 from . import pipeline_text
 from .import_shardings import ImportShardingsPass
-from .match_gspmd_boundary import MatchGspmdBoundaryPass
 from .pipeline_text import Step
 from .registry import PASSES
 
@@ -167,7 +166,8 @@ def given(cls, options: Options) -> dict:
     """The conversion's options a project pass takes, each handed over by name here (a pass
     field renamed is a TypeError, never an option silently dropped); None: the pass's default.
     Only import-shardings and match-gspmd-boundary take any."""
-    if cls not in (ImportShardingsPass, MatchGspmdBoundaryPass):
+    # match-gspmd-boundary by name: its module is imported only when a pipeline runs it
+    if cls is not ImportShardingsPass and cls.NAME != "match-gspmd-boundary":
         return {}
     o = options
     taken = {

@@ -7,37 +7,44 @@ PassManager.
 
 from __future__ import annotations
 
-from .export_shardings import ExportShardingsPass
-from .import_custom_calls import ImportCustomCallsPass
-from .import_round_trip import ImportRoundTripPass
-from .import_shardings import ImportShardingsPass
-from .inline_calls import InlineCallsPass
-from .iota_mesh import IotaMeshPass
-from .match_gspmd_boundary import MatchGspmdBoundaryPass
-from .v1_to_v2 import V1ToV2Pass
+import importlib
+from collections.abc import Iterator, Mapping
 
-PASSES = {
-    p.NAME: p
-    for p in (
-        V1ToV2Pass,
-        ImportShardingsPass,
-        ImportCustomCallsPass,
-        ExportShardingsPass,
-        ImportRoundTripPass,
-        InlineCallsPass,
-        IotaMeshPass,
-        MatchGspmdBoundaryPass,
-    )
+# Each pass's module and class under passes/, by name, in the order `list-passes` shows them.
+# A pass's module is imported when a pipeline first names it (cold start: `convert` imports
+# only the passes it runs, not v1-to-v2, export-shardings, match-gspmd-boundary ...).
+_WHERE = {
+    "v1-to-v2": "v1_to_v2:V1ToV2Pass",
+    "import-shardings": "import_shardings:ImportShardingsPass",
+    "import-custom-calls": "import_custom_calls:ImportCustomCallsPass",
+    "export-shardings": "export_shardings:ExportShardingsPass",
+    "import-round-trip": "import_round_trip:ImportRoundTripPass",
+    "inline-calls": "inline_calls:InlineCallsPass",
+    "iota-mesh": "iota_mesh:IotaMeshPass",
+    "match-gspmd-boundary": "match_gspmd_boundary:MatchGspmdBoundaryPass",
 }
 
-__all__ = [
-    "PASSES",
-    "ExportShardingsPass",
-    "ImportCustomCallsPass",
-    "ImportRoundTripPass",
-    "ImportShardingsPass",
-    "InlineCallsPass",
-    "IotaMeshPass",
-    "MatchGspmdBoundaryPass",
-    "V1ToV2Pass",
-]
+
+class _Passes(Mapping):
+    """name -> pass class, each class imported on first use."""
+
+    def __getitem__(self, name: str) -> type:
+        module, attr = _WHERE[name].split(":")
+        cls = getattr(importlib.import_module(f"{__package__}.{module}"), attr)
+        if cls.NAME != name:
+            raise LookupError(f"registry: {attr}.NAME is {cls.NAME!r}, registered as {name!r}")
+        return cls
+
+    def __contains__(self, name: object) -> bool:  # without importing the pass
+        return name in _WHERE
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_WHERE)
+
+    def __len__(self) -> int:
+        return len(_WHERE)
+
+
+PASSES: Mapping[str, type] = _Passes()
+
+__all__ = ["PASSES"]
