@@ -112,14 +112,14 @@ def expand(inputs: Sequence[str]) -> list[Item]:
     which files; what it skips is a ShardyConvertWarning naming the directory). Raises
     UsageError for stdin given twice and for a directory with no input file (a batch that
     does nothing is a mistake, not a success)."""
-    from . import directory
-
     if list(inputs).count(STDIN) > 1:
         raise UsageError("stdin (-) is given more than once; it can be read once")
     items: list[Item] = []
     for name in inputs:
         path = Path(name)
         if name != STDIN and path.is_dir():
+            from . import directory  # only for a directory argument (cold start)
+
             found, notes = directory.inputs(path)
             for note in notes:
                 warnings.warn(ShardyConvertWarning(note, file=name), stacklevel=2)
