@@ -10,7 +10,6 @@ to V2 `mhlo.sharding` strings), which plugins re-import.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -158,6 +157,8 @@ def _what(data: str | bytes) -> str:
 
 def _child_error(child: subprocess.CompletedProcess, what: str = "bytecode") -> NoReturn:
     if child.returncode == 1 and child.stdout.startswith(b"{"):
+        import json  # only for a child's report of a failure (cold start: 3 ms)
+
         raise _reported_error(json.loads(child.stdout), what)
     if child.returncode < 0:
         try:
@@ -194,6 +195,8 @@ def _isolated_main() -> None:
             module = _load_in_process(data, ctx)
             text = module.operation.get_asm(binary=True, enable_debug_info=True)
     except Exception as e:  # raised by the parent, see `_reported_error`
+        import json  # only to report a failure (cold start: 3 ms)
+
         ours = isinstance(e, ShardyConvertError)
         report = {
             "ours": ours,
