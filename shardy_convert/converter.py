@@ -14,7 +14,7 @@ from .formats import module as formats
 from .ir.bindings import ir
 from .ir.mlir import has_locations, mlir_error, new_context, run_pipeline
 from .ir.sdy_attrs import MESH_OP
-from .ir.walker import body, sites
+from .ir.walker import Mentions, body, sites
 from .options import Options, parse_device_ids, parse_mesh
 from .passes import pipeline
 from .passes.import_shardings import MESH_FROM
@@ -129,7 +129,12 @@ def convert(
         else:
             facts: dict = {}
             outcome = convert_module(
-                mod, options, imported=imported, validate=validate, facts=facts
+                mod,
+                options,
+                imported=imported,
+                validate=validate,
+                facts=facts,
+                mentions=formats.mentions(module),
             )
             _warn_inferred(facts.get("mesh_from"))
             if outcome is not None and outcome.reason is not None:
@@ -278,13 +283,16 @@ def convert_module(
     imported: bool = False,
     validate: bool = False,
     facts: dict | None = None,
+    mentions: Mentions | None = None,
 ) -> Outcome | None:
     """Runs the conversion pipeline on a parsed module, in place. The module is verified once,
     after the project's Python passes and before Shardy's C++ passes see it (run_pipeline
     does that); with `validate`, Shardy's import also runs on a copy, which is verified.
     With `options.match_gspmd_boundary`, match-gspmd-boundary runs first: returns what it did.
     `facts`, if given, gets `mesh_from` when `options.meshes` were given: which mesh was used,
-    "user: <mesh>" or "inferred: <why none of them fits>"."""
+    "user: <mesh>" or "inferred: <why none of them fits>". `mentions`: those of the text `mod`
+    was parsed from (formats.mentions), if it is unchanged since: the walk for the sharded
+    ops and custom calls stops once it has found that many."""
     outcome = None
     if options.match_gspmd_boundary:
         # GSPMD's compile machinery only when asked for (cold start)
@@ -292,7 +300,9 @@ def convert_module(
 
         pipeline.run(mod, [MatchGspmdBoundaryPass.NAME], options, verify_each=False)
         outcome = Outcome.read(mod.operation)
-    pipeline.run(mod, pipeline.CONVERT_PIPELINE, options, verify_each=False)
+        mentions = None  # the module changed since its text
+    given = None if mentions is None else {("mentions", mod.operation): mentions}
+    pipeline.run(mod, pipeline.CONVERT_PIPELINE, options, verify_each=False, given=given)
     attrs = mod.operation.attributes
     if MESH_FROM in attrs:  # import-shardings' word on the meshes: never left in the output
         if facts is not None:

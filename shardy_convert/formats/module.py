@@ -28,6 +28,7 @@ from ..ir.mlir import (
     parse_module,
     print_module,
 )
+from ..ir.walker import Mentions
 from . import hlo
 
 FORMS = ("text", "bytecode", "portable")
@@ -109,6 +110,14 @@ def load(data: str | bytes, ctx: ir.Context, *, trusted: bool = False) -> ir.Mod
     if risky and ISOLATE_BYTECODE and not trusted:
         return parse_module(read_isolated(data), ctx)
     return _load_in_process(data, ctx)
+
+
+def mentions(data: str | bytes) -> Mentions | None:
+    """What the text `load` parses says of the ops a walk would find (`walker.Mentions`):
+    None for bytecode, portable artifacts and HLO, whose MLIR text is made elsewhere."""
+    if is_bytecode(data) or hlo.kind(data) is not None:
+        return None
+    return Mentions.of(data)
 
 
 # Read untrusted bytecode and HLO in a child process (see `load`); ~0.3 s per input.

@@ -24,10 +24,17 @@ def get(key: Hashable, compute: Callable[[], Any]) -> Any:
     return kept[key]
 
 
+def peek(key: Hashable) -> Any:
+    """What is kept for `key` in this pipeline run, else None (nothing is computed)."""
+    kept = _KEPT.get()
+    return None if kept is None else kept.get(key)
+
+
 @contextlib.contextmanager
-def keeping() -> Iterator[Callable[[], None]]:
-    """Analyses are kept inside (one pipeline run); the yielded function forgets them."""
-    kept: dict = {}
+def keeping(given: dict | None = None) -> Iterator[Callable[[], None]]:
+    """Analyses are kept inside (one pipeline run), starting with the facts `given` by the
+    caller (what it knows of the module as it is now); the yielded function forgets them all."""
+    kept: dict = dict(given or {})
     token = _KEPT.set(kept)
     try:
         yield kept.clear

@@ -56,15 +56,35 @@ def walk(
     visit: Callable[[ir.Operation], ir.WalkResult],
     order: ir.WalkOrder = ir.WalkOrder.POST_ORDER,
     op_class: type[ir.OpView] | None = None,
+    raised: list[BaseException] | None = None,
 ) -> None:
     """`root.walk(visit, order, op_class=op_class)` on every release (without jaxlib's filter,
     ops that are not `op_class` are skipped here, by op name), and whatever `visit` raises
     leaves the walk as itself. jaxlib turns an exception raised in a walk's callback into
     `RuntimeError("Exception raised in callback: <traceback>")` on every release: a Ctrl-C
     (KeyboardInterrupt) during a walk read as an internal error, or was swallowed by code that
-    goes on after one (issue 19). Every walk of the package goes through here."""
-    raised: list[BaseException] = []
+    goes on after one (issue 19). Every walk of the package goes through here.
 
+    A hot `visit` may guard itself (one Python frame less per op: the whole-module walk of
+    `walker.OpIndex`): it catches BaseException into the list it passes as `raised` and
+    returns `WalkResult.INTERRUPT`."""
+    if raised is None:
+        raised = []
+        walked = _guarded(visit, raised)
+    else:
+        walked = visit
+    try:
+        _walk(root, walked, order, op_class)
+    except RuntimeError as e:  # the signal was handled as `guarded` began, before its `try`
+        _raise_escaped_interrupt(e)
+        raise
+    if raised:
+        raise raised[0]
+
+
+def _guarded(
+    visit: Callable[[ir.Operation], ir.WalkResult], raised: list[BaseException]
+) -> Callable[[ir.Operation], ir.WalkResult]:
     def guarded(op: ir.Operation) -> ir.WalkResult:
         try:
             return visit(op)
@@ -72,13 +92,7 @@ def walk(
             raised.append(e)
             return ir.WalkResult.INTERRUPT
 
-    try:
-        _walk(root, guarded, order, op_class)
-    except RuntimeError as e:  # the signal was handled as `guarded` began, before its `try`
-        _raise_escaped_interrupt(e)
-        raise
-    if raised:
-        raise raised[0]
+    return guarded
 
 
 def _walk(root, visit, order, op_class) -> None:

@@ -257,6 +257,7 @@ def run_pipeline(
     module: ir.Module | ir.Operation,
     steps: Sequence[str | tuple[str, PythonPass]],
     verify_each: bool = True,
+    given: dict | None = None,
 ) -> None:
     """Runs Shardy/MLIR pass names and named Python passes, in order. Consecutive pass names
     share one PassManager; a Python pass runs directly between them (jaxlib 0.7.1's
@@ -266,12 +267,14 @@ def run_pipeline(
 
     A Python pass's exception (ShardyConvertError, or a bug) stops the pipeline and is
     re-raised as it is: a bug is not turned into a conversion failure here. What one pass
-    found by walking the module is kept for the next while the steps preserve it (`analyses`).
+    found by walking the module is kept for the next while the steps preserve it (`analyses`),
+    starting with the facts `given` (e.g. the `walker.Mentions` of the text it was parsed
+    from, under the key `("mentions", module operation)`).
     """
     op = module.operation
     if any(isinstance(step, str) for step in steps):
         check_no_declarations(op)
-    with op.context, analyses.keeping() as forget:
+    with op.context, analyses.keeping(given) as forget:
         for k, group in enumerate(_groups(steps)):
             if isinstance(group, tuple):
                 _, run = group

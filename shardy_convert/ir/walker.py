@@ -145,34 +145,6 @@ def call_target(op: ir.Operation) -> str | None:
     return string_value(op.attributes["call_target_name"])
 
 
-def clone_body(func: ir.Operation, operands: list[ir.Value], ip: ir.InsertionPoint) -> list:
-    """Clones the body of `func` (one block) at `ip` with its arguments bound to `operands`;
-    returns the values its `func.return` returns, as the clones define them."""
-    block = func.regions[0].blocks[0]
-    mapping = dict(zip(block.arguments, operands))
-    for op in block.operations:
-        op = op.operation
-        if op.name == "func.return":
-            return [mapping.get(v, v) for v in op.operands]
-        clone = op.clone(ip=ip)
-        _remap(clone, mapping)
-        mapping.update(zip(op.results, clone.results))
-    return []
-
-
-def _remap(root: ir.Operation, mapping: dict) -> None:
-    """Operands of `root` and of every op nested in it that are keys of `mapping` are
-    replaced by their values (uses of the callee's values inside nested regions too)."""
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        for k, v in enumerate(op.operands):
-            if v in mapping:
-                op.operands[k] = mapping[v]
-        return ir.WalkResult.ADVANCE
-
-    compat.walk(root, visit, ir.WalkOrder.PRE_ORDER)
-
-
 def sites(module: ir.Operation, ops: bool = True) -> Iterator[Site]:
     """Every sharding string of the module, in the documented order; with `ops` False only
     those of the module and of func arguments/results (no walk over the ops)."""
@@ -189,43 +161,104 @@ def sites(module: ir.Operation, ops: bool = True) -> Iterator[Site]:
                 yield _site("op", op, 0, op.attributes[SHARDING])
 
 
+@dataclass(frozen=True)
+class Mentions:
+    """How often a module's MLIR text names what `OpIndex` looks for: `mhlo.sharding` (every
+    attribute-dict entry of that name, and any string that contains it) and `custom_call`
+    (every `stablehlo.custom_call`, prefixed or not, and anything else so named). Upper bounds
+    of what the parsed module holds, so a walk that has found that many can stop. Only for the
+    module parsed from exactly this text and not changed since (`mentions` in formats)."""
+
+    shardings: int
+    custom_calls: int
+
+    @classmethod
+    def of(cls, text: str | bytes) -> Mentions:
+        if isinstance(text, bytes):
+            return cls(text.count(b"mhlo.sharding"), text.count(b"custom_call"))
+        return cls(text.count("mhlo.sharding"), text.count("custom_call"))
+
+
 @dataclass
 class OpIndex:
     """What passes look for among a module's ops, found by one walk: the ops carrying an
     `mhlo.sharding` (when walked) per top-level `func.func`, and the `stablehlo.custom_call`s
-    by call target, each in pre-order. Kept for the next pass of a pipeline (`analyses`)."""
+    by call target, each in pre-order. Kept for the next pass of a pipeline (`analyses`).
+
+    With the `Mentions` of the module's text, the walk stops once it has found as many
+    sharded ops and custom calls as the text can hold (none: no walk at all): a whole-model
+    training graph carries its shardings on @main's arguments and results only, and torch_xla
+    puts its sharding custom calls in the forward half."""
 
     sharded: dict[ir.Operation, list[ir.Operation]]
     custom_calls: dict[str | None, list[ir.Operation]]
 
     @classmethod
-    def build(cls, module: ir.Operation) -> OpIndex:
+    def build(cls, module: ir.Operation, mentions: Mentions | None = None) -> OpIndex:
         index = cls({}, {})
-        calls = index.custom_calls
+        # [sharded ops, custom calls] still to find; None: walk everything.
+        left = None if mentions is None else _left_to_find(module, mentions)
         for top in body(module).operations:
             top = top.operation
             in_func = top.name == "func.func"
-            sharded: list[ir.Operation] = []
-
-            def visit(op: ir.Operation) -> ir.WalkResult:
-                if op.name == CUSTOM_CALL:
-                    calls.setdefault(call_target(op), []).append(op)
-                if in_func and SHARDING in op.attributes:
-                    sharded.append(op)
-                return ir.WalkResult.ADVANCE
-
-            compat.walk(top, visit, ir.WalkOrder.PRE_ORDER)
+            sharded = [] if left == [0, 0] else _find(top, in_func, index.custom_calls, left)
             if in_func:
                 index.sharded[top] = [op for op in sharded if op != top]
         return index
 
 
+def _find(
+    top: ir.Operation, in_func: bool, calls: dict, left: list[int] | None
+) -> list[ir.Operation]:
+    """Walks `top` (pre-order): its ops carrying an `mhlo.sharding` (in a func) are returned,
+    its custom calls added to `calls` by target; stops when `left` comes down to [0, 0]."""
+    sharded: list[ir.Operation] = []
+    raised: list[BaseException] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        try:  # guards itself (compat.walk): the one walk over every op
+            if op.name == CUSTOM_CALL:
+                calls.setdefault(call_target(op), []).append(op)
+                if left is not None:
+                    left[1] -= 1
+            if in_func and SHARDING in op.attributes:
+                sharded.append(op)
+                if left is not None:
+                    left[0] -= 1
+            if left is not None and left[0] <= 0 and left[1] <= 0:
+                left[:] = [0, 0]
+                return ir.WalkResult.INTERRUPT
+        except BaseException as e:
+            raised.append(e)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    compat.walk(top, visit, ir.WalkOrder.PRE_ORDER, raised=raised)
+    return sharded
+
+
+def _left_to_find(module: ir.Operation, mentions: Mentions) -> list[int]:
+    """[sharded ops, custom calls] the walk may still find: the text's mentions of
+    `mhlo.sharding` less the argument and result attribute entries that use some of them."""
+    signature = 0
+    for func in funcs(module):
+        for array_name in ("arg_attrs", "res_attrs"):
+            if array_name in func.attributes:
+                signature += sum(
+                    SHARDING in ir.DictAttr(d) for d in ir.ArrayAttr(func.attributes[array_name])
+                )
+    return [max(mentions.shardings - signature, 0), mentions.custom_calls]
+
+
 def op_index(module: ir.Operation, fresh: bool = False) -> OpIndex:
     """The OpIndex of `module`: the one an earlier pass of this pipeline run made, unless
-    `fresh` (the caller added or removed ops since) or a step in between did not preserve it."""
+    `fresh` (the caller added or removed ops since) or a step in between did not preserve it.
+    The walk stops early where the pipeline run was given the module text's `Mentions`."""
     if fresh:
         return OpIndex.build(module)
-    return analyses.get(("op_index", module), lambda: OpIndex.build(module))
+    return analyses.get(
+        ("op_index", module), lambda: OpIndex.build(module, analyses.peek(("mentions", module)))
+    )
 
 
 def _module_sites(mod: ir.Operation, attr: str) -> Iterator[Site]:
@@ -280,21 +313,6 @@ def _check_sharding_attr(site: Site, attr: ir.Attribute) -> None:
             f'{site.attr} "{clip(site.text)}" is not UTF-8 text (byte {e.start})',
             location=site.location,
         ) from None
-
-
-def find_ops(root: ir.Operation, keep: Callable[[ir.Operation], bool]) -> list[ir.Operation]:
-    """The ops nested in `root` (not `root` itself) for which `keep` is true, in pre-order."""
-    root = root.operation
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        op = op.operation
-        if op != root and keep(op):
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    compat.walk(root, visit, ir.WalkOrder.PRE_ORDER)
-    return found
 
 
 class ValueAttrs:

@@ -16,6 +16,7 @@ from ..errors import ModuleError
 from ..ir import compat
 from ..ir.bindings import ir
 from ..ir.mlir import op_location
+from ..ir.ops import find_ops
 from ..ir.sdy_attrs import (
     MANUAL_COMPUTATION,
     MESH_OP,
@@ -27,7 +28,7 @@ from ..ir.sdy_attrs import (
     read_meshes,
     sharding_from_attr,
 )
-from ..ir.walker import SDY_SHARDING, SHARDING, ValueAttrs, body, callee, find_ops, func_name, funcs
+from ..ir.walker import SDY_SHARDING, SHARDING, ValueAttrs, body, callee, func_name, funcs
 from ..sharding.export import to_hlo
 from ..sharding.sdy import DimSharding, Mesh, TensorSharding
 

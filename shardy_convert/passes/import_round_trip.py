@@ -15,7 +15,8 @@ from typing import ClassVar
 from ..errors import ModuleError
 from ..ir.bindings import ir
 from ..ir.mlir import op_location, string_value
-from ..ir.walker import call_target, callee, clone_body, find_ops, func_name, funcs
+from ..ir.ops import clone_body, find_ops
+from ..ir.walker import call_target, callee, func_name, funcs
 
 GLOBAL_TO_LOCAL = "xla.sdy.GlobalToLocalShape"
 LOCAL_TO_GLOBAL = "xla.sdy.LocalToGlobalShape"

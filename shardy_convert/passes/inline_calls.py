@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..ir.bindings import ir
-from ..ir.walker import callee, clone_body, find_ops, func_name, funcs
+from ..ir.ops import clone_body, find_ops
+from ..ir.walker import callee, func_name, funcs
 
 # Calls nested deeper than this (recursion) are left in place.
 MAX_DEPTH = 64

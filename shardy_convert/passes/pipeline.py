@@ -199,5 +199,6 @@ def run(
     pipeline: str | Sequence[str] | tuple[Step, ...],
     options: Options = Options(),
     verify_each: bool = True,
+    given: dict | None = None,
 ) -> None:
-    run_pipeline(module, steps(pipeline, options), verify_each)
+    run_pipeline(module, steps(pipeline, options), verify_each, given)

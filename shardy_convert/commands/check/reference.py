@@ -17,8 +17,9 @@ from dataclasses import replace
 
 from ...ir.bindings import ir
 from ...ir.mlir import new_context, parse_module, print_module
+from ...ir.ops import find_ops
 from ...ir.sdy_attrs import MANUAL_COMPUTATION, MESH_OP, mesh_attr, mesh_from_attr
-from ...ir.walker import SHARDING, call_target, find_ops, sites
+from ...ir.walker import SHARDING, call_target, sites
 
 MANUAL_TARGETS = frozenset({"SPMDFullToShardShape", "SPMDShardToFullShape"})
 # Random numbers drawn by a partitioned program need not be those drawn on one device (a
