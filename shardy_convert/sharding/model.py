@@ -110,8 +110,13 @@ class HloSharding:
         iota, an iota with the same groups as sets is searched (`grouped_iota_form`):
         `{devices=[2,6]0,1,3,4,6,9,2,5,7,8,10,11 last_tile_dim_replicate}` becomes
         `{devices=[2,6]<=[4,3]T(1,0) last_tile_dim_replicate}` (which XLA, sorting the groups
-        again, reads back as that very V1 list).
+        again, reads back as that very V1 list). Found once per sharding (a module's few
+        distinct shardings are asked for it at every step of planning its mesh).
         """
+        return self._v2
+
+    @cached_property
+    def _v2(self) -> HloSharding:
         if self.kind is Kind.TUPLE:
             elements = tuple(e.to_v2() for e in self.elements)
             changed = any(a is not b for a, b in zip(elements, self.elements))
