@@ -207,3 +207,36 @@ def test_list_passes_shows_what_each_option_takes():
     assert "num-devices=N" in line
     assert "mesh=NAME=SIZE,..." in line
     assert "allow-spmd-sharding-propagation-to-output=BOOL[,BOOL...]" in line
+
+
+LIT = TESTDATA.parent / "tests" / "lit"
+
+
+@pytest.mark.parametrize(
+    ("case", "passes", "split"),
+    [
+        (MATMUL, "import-shardings,import-custom-calls", []),
+        (LIT / "export_shardings.mlir", "export-shardings", ["--split-input-file"]),
+    ],
+)
+def test_output_file_holds_what_stdout_gets(tmp_path, case, passes, split):
+    """`-o FILE` as mlir-opt's: the whole output (every `// -----` case), written once."""
+    printed = run("opt", case, "-p", passes, *split)
+    assert printed.exit_code == 0, printed.output
+    out = tmp_path / "out.mlir"
+    written = run("opt", case, "-p", passes, *split, "-o", out)
+    assert written.exit_code == 0, written.output
+    assert written.stdout == ""
+    assert out.read_text() == printed.stdout
+    assert out.read_text().count("// -----\n") == case.read_text().count("// -----\n")
+
+
+def test_output_file_is_not_written_when_a_case_fails(tmp_path):
+    case = LIT / "import_custom_calls_errors.mlir"
+    out = tmp_path / "out.mlir"
+    passes = "import-shardings,import-custom-calls"
+    result = run("opt", case, "-p", passes, "--split-input-file", "-o", out)
+    assert result.exit_code == 1
+    assert "error" in result.stderr
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []

@@ -22,11 +22,20 @@ from .main import _Failed, _mesh_option, _num_devices_option
     "'builtin.module(import-shardings{num-devices=8}, sdy-close-shardings)'.",
 )
 @click.option("--split-input-file", is_flag=True, help="Run each `// -----` case separately.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    default=None,
+    help="Output file (default or `-`: stdout), written whole, and only when every case passed.",
+)
 @_mesh_option
 @_num_devices_option
-def opt(input, passes, split_input_file, mesh, num_devices) -> None:
+def opt(input, passes, split_input_file, output, mesh, num_devices) -> None:
     """Run chosen passes on one module and print it (like mlir-opt / sdy_opt)."""
-    from ..commands.batch import read_input, refuse_terminal, write
+    from pathlib import Path
+
+    from ..commands.batch import STDIN, read_input, refuse_terminal, write
     from ..converter import run_passes, split_input
     from ..formats.dump import as_text
     from ..options import Options
@@ -35,22 +44,28 @@ def opt(input, passes, split_input_file, mesh, num_devices) -> None:
     steps = parse(passes)  # every unknown pass and bad option: a usage error
     data = read_input(input)
     text = as_text(data)
-    refuse_terminal(None, "bytecode" if text is None else None)  # written in the input's form
+    refuse_terminal(output, "bytecode" if text is None else None)  # the input's form
     _check_one_module(text, input)
+    target = None if output in (None, STDIN) else Path(output)
     options = Options(num_devices=num_devices, mesh=mesh)
     cases = split_input(text) if split_input_file and text is not None else [text or data]
-    failures = 0
+    results, failures = [], 0
     for k, case in enumerate(cases):
-        if k:
+        if k and target is None:
             write("// -----\n", None)
         try:
             result = _warnings_named(input, run_passes, case, steps, options)
-            write(result, None)  # all of it, or BrokenPipeError
         except ShardyConvertError as e:  # reported; the next case still runs (like mlir-opt)
             click.echo(describe(e, file=input), err=True)
             failures += 1
+            continue
+        if target is None:
+            write(result, None)  # all of it, or BrokenPipeError
+        results.append(result)
     if failures:
         raise _Failed()
+    if target is not None:
+        write(results[0] if len(results) == 1 else "// -----\n".join(results), target)
 
 
 def _check_one_module(text: str | None, file: str) -> None:
