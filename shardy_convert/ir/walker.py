@@ -343,7 +343,11 @@ def value_attrs(edits: dict, site: Site) -> ValueAttrs:
 
 
 def _as_dict(d: ir.DictAttr) -> dict[str, ir.Attribute]:
-    return {d[i].name: d[i].attr for i in range(len(d))}
+    out = {}
+    for i in range(len(d)):
+        entry = d[i]  # one NamedAttribute per entry (each `d[i]` makes a new one)
+        out[entry.name] = entry.attr
+    return out
 
 
 def transform_shardings(module: ir.Operation, fn: Callable[[str, Site], str]) -> int:
