@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from jaxlib.mlir import ir
 
+from shardy_convert import convert
 from shardy_convert.formats import module as formats
 from shardy_convert.ir import compat, walker
 from shardy_convert.ir.mlir import new_context, parse_module
@@ -155,3 +156,40 @@ def test_an_interrupt_in_the_walk_reaches_the_caller_as_itself(monkeypatch):
     monkeypatch.setattr(walker, "call_target", interrupted)
     with pytest.raises(KeyboardInterrupt):
         OpIndex.build(module.operation, Mentions.of(LATE))
+
+
+# A dictionary alias used for two arguments: the text names `mhlo.sharding` once for both.
+ALIASED = """\
+#shard = {mhlo.sharding = "{devices=[2,4]<=[8]}"}
+module {
+  "func.func"() <{arg_attrs = [#shard, #shard],
+      function_type = (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>, sym_name = "main"}> ({
+  ^bb0(%arg0: tensor<8x8xf32>, %arg1: tensor<8x8xf32>):
+    %0 = stablehlo.add %arg0, %arg1 {mhlo.sharding = "{devices=[4,2]<=[8]}"} : tensor<8x8xf32>
+    %1 = stablehlo.multiply %0, %0 {mhlo.sharding = "{replicated}"} : tensor<8x8xf32>
+    "func.return"(%1) : (tensor<8x8xf32>) -> ()
+  }) : () -> ()
+}
+"""
+
+# The same name spelled with an escape.
+ESCAPED = SIGNATURE_ONLY.replace(
+    "stablehlo.add %arg0, %arg0 :",
+    'stablehlo.add %arg0, %arg0 {"mhlo\\2Esharding" = "{replicated}"} :',
+)
+
+
+@pytest.mark.parametrize("text", [ALIASED, ESCAPED], ids=["alias", "escape"])
+def test_text_that_can_name_a_sharding_without_spelling_it_gives_no_bound(text):
+    """Counting would undercount here (found before the guard: the multiply of ALIASED kept
+    its mhlo.sharding): the walk goes over every op, and every sharding is converted."""
+    assert Mentions.of(text) is None
+    assert Mentions.of(text.encode()) is None
+    converted = convert(text, num_devices=8)
+    assert "mhlo.sharding" not in converted
+    assert converted.count("sdy.sharding = ") == (4 if text is ALIASED else 3)
+
+
+def test_location_aliases_keep_the_bound():
+    text = LATE.replace("module attributes", '#loc1 = loc("x.py":1:0)\nmodule attributes')
+    assert Mentions.of(text) == Mentions.of(LATE)

@@ -114,7 +114,8 @@ def load(data: str | bytes, ctx: ir.Context, *, trusted: bool = False) -> ir.Mod
 
 def mentions(data: str | bytes) -> Mentions | None:
     """What the text `load` parses says of the ops a walk would find (`walker.Mentions`):
-    None for bytecode, portable artifacts and HLO, whose MLIR text is made elsewhere."""
+    None for bytecode, portable artifacts and HLO, whose MLIR text is made elsewhere, and for
+    text that defines attribute aliases."""
     if is_bytecode(data) or hlo.kind(data) is not None:
         return None
     return Mentions.of(data)

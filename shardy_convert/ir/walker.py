@@ -7,6 +7,7 @@ module order its arguments, its results, then the ops of its body in pre-order.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -173,10 +174,24 @@ class Mentions:
     custom_calls: int
 
     @classmethod
-    def of(cls, text: str | bytes) -> Mentions:
+    def of(cls, text: str | bytes) -> Mentions | None:
+        """None where the text can name an attribute without spelling it: it defines an
+        attribute alias other than a location (`#a = {...}`: one alias of a dictionary holding
+        `mhlo.sharding`, used for many values, names it once for all, as a generic-form func's
+        `arg_attrs = [#a, #a]`), or it has an escape (`"mhlo\\2Esharding" = ...` is that name
+        too). Neither is in any torch_xla or JAX text seen."""
         if isinstance(text, bytes):
+            if b"\\" in text or _ALIAS_BYTES.search(text):
+                return None
             return cls(text.count(b"mhlo.sharding"), text.count(b"custom_call"))
+        if "\\" in text or _ALIAS.search(text):
+            return None
         return cls(text.count("mhlo.sharding"), text.count("custom_call"))
+
+
+# An attribute alias definition (a line `#name = ...`) whose value is not a location.
+_ALIAS = re.compile(r"(?m)^[ \t]*#[\w$.-]+[ \t]*=(?![ \t]*loc\()")
+_ALIAS_BYTES = re.compile(_ALIAS.pattern.encode())
 
 
 @dataclass
