@@ -57,16 +57,10 @@ def _outputs(exe) -> list[str]:
 
 def _cost(exe, log: str, seconds: float) -> dict:
     from shardy_convert.commands.check.cost import program_cost
+    from shardy_convert.commands.check.render_json import cost_json
 
-    cost = program_cost(exe, log)
-    return {
-        "collectives": cost.collectives,
-        "collective_bytes": cost.collective_bytes,
-        "temp_bytes": cost.temp_bytes,
-        "flops": cost.flops,
-        "rematerializations": cost.rematerializations,
-        "compile_s": seconds,
-    }
+    # check --format json's cost fields, and the compile time
+    return {**cost_json(program_cost(exe, log)), "compile_s": seconds}
 
 
 def measure(path: str, n: int) -> dict:
