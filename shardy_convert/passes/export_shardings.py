@@ -142,13 +142,13 @@ def _export_func(func: ir.Operation, meshes: dict[str, Mesh], outer: tuple[str, 
 
 def _export_values(func: ir.Operation, kind: str, meshes, manual: tuple[str, ...]) -> None:
     values = ValueAttrs(func, kind)
-    changed = False
-    for entry in values.dicts:
-        if SDY_SHARDING in entry:
+    for k in range(values.count):
+        if values.has(k, SDY_SHARDING):
+            entry = values.dict(k)
             text = export_sharding(entry.pop(SDY_SHARDING), meshes, manual).text
             entry[SHARDING] = ir.StringAttr.get(text)
-            changed = True
-    if changed:
+            values.changed = True
+    if values.changed:
         values.save()
 
 

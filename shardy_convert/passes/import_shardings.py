@@ -120,13 +120,13 @@ class ImportShardingsPass:
                 flags = propagation_flags(allowed, len(types), what, noun)
             except ShardyConvertError as e:
                 raise e.located(location=format_location(main.location)) from None
-            values = _values(edits if edits is not None else {}, main, kind)
+            values = _values(edits if edits is not None else {}, main, kind, len(types))
             closed += [
                 (kind, k, ir.RankedTensorType(t).rank)
                 for k, t in enumerate(types)
                 if not flags[k]
+                and not values.has(k, SHARDING, SDY_SHARDING)
                 and isinstance(t, ir.RankedTensorType)
-                and not {SHARDING, SDY_SHARDING} & values.dicts[k].keys()
             ]
         return closed
 
@@ -235,15 +235,15 @@ def _close(module: ir.Operation, closed: list[tuple[str, int, int]], edits: dict
     main = _main(module)
     for which, k, rank in closed:
         values = _values(edits, main, which)
-        values.dicts[k][SDY_SHARDING] = replicated("mesh", rank)
+        values.dict(k)[SDY_SHARDING] = replicated("mesh", rank)
         values.changed = True
 
 
-def _values(edits: dict, func: ir.Operation, kind: str) -> ValueAttrs:
+def _values(edits: dict, func: ir.Operation, kind: str, count: int | None = None) -> ValueAttrs:
     """The ValueAttrs of `func`'s arguments or results, made once and kept in `edits`."""
     key = (func, kind)
     if key not in edits:
-        edits[key] = ValueAttrs(func, kind)
+        edits[key] = ValueAttrs(func, kind, count)
     return edits[key]
 
 
@@ -327,8 +327,7 @@ def _import(
             del site.owner.attributes[SHARDING]
             continue
         values = _values(edits, site.owner, site.kind)
-        values.dicts[site.index][SDY_SHARDING] = made[key]
-        values.dicts[site.index].pop(SHARDING, None)
+        values.replace(site.index, SHARDING, SDY_SHARDING, made[key])
         values.changed = True
 
 

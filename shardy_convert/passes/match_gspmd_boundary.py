@@ -123,13 +123,13 @@ class MatchGspmdBoundaryPass:
         ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
         found = []
         for kind, types in (("arg", ftype.inputs), ("result", ftype.results)):
-            dicts = ValueAttrs(main, kind).dicts
+            values = ValueAttrs(main, kind, len(types))
             found += [
                 (kind, k, ir.RankedTensorType(t))
                 for k, t in enumerate(types)
                 if isinstance(t, ir.RankedTensorType)
                 and (kind, k) not in closed
-                and not {SHARDING, SDY_SHARDING} & dicts[k].keys()
+                and not values.has(k, SHARDING, SDY_SHARDING)
             ]
         return found
 
@@ -210,7 +210,7 @@ def _write(module: ir.Operation, pins: list, remove: bool = False) -> None:
         values = ValueAttrs(main, kind)
         for k, text in mine:
             if remove:
-                values.dicts[k].pop(SHARDING, None)
+                values.dict(k).pop(SHARDING, None)
             else:
-                values.dicts[k][SHARDING] = ir.StringAttr.get(text)
+                values.dict(k)[SHARDING] = ir.StringAttr.get(text)
         values.save()
