@@ -57,8 +57,9 @@ class ImportCustomCallsPass:
                 # Forming regions consumed some @Sharding ops: collect the ones left.
                 calls = _sharding_custom_calls(module, fresh=True)
                 _check_no_boundaries_left(calls)
+            made: dict = {}  # (sharding, backend_config) -> the constraint's sharding
             for op in calls["Sharding"]:
-                _to_constraint(op)
+                _to_constraint(op, made)
 
 
 def _mesh_plan(module: ir.Operation) -> MeshPlan | None:
@@ -138,8 +139,14 @@ def _single_sharding(op: ir.Operation) -> ir.Attribute:
     return per_value(op.attributes[SDY_SHARDING])[0]
 
 
-def _to_constraint(op: ir.Operation) -> None:
-    sharding = open_dims(_single_sharding(op), unspecified_dims(op))
+def _to_constraint(op: ir.Operation, made: dict) -> None:
+    """Replaces a `@Sharding` custom call by an `sdy.sharding_constraint`; `made` keeps the
+    sharding made for each (sharding, backend_config) pair (a model repeats a few)."""
+    attrs = op.attributes
+    key = (attrs[SDY_SHARDING], attrs["backend_config"] if "backend_config" in attrs else None)
+    sharding = made.get(key)
+    if sharding is None:
+        sharding = made[key] = open_dims(_single_sharding(op), unspecified_dims(op))
     constraint = ir.Operation.create(
         "sdy.sharding_constraint",
         results=[op.results[0].type],
