@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from jaxlib.mlir import ir
 
@@ -62,6 +63,16 @@ class Site:
                 format_location(self.owner.location), f"result {self.index} of @{self.func_name}"
             )
         return join_location(format_location(self.owner.location), self.owner.name)
+
+    @cached_property
+    def target(self) -> str | None:
+        """The call target of an op site on a `stablehlo.custom_call`; None otherwise."""
+        return call_target(self.owner) if self.kind == "op" else None
+
+    @cached_property
+    def key(self) -> tuple[str, tuple[ir.Type, ...]]:
+        """(sharding text, value types): what an import of this site depends on."""
+        return self.text, tuple(self.value_types())
 
     def parse(self) -> HloSharding:
         """The sharding, or a ShardyConvertError located at this site."""
@@ -311,21 +322,18 @@ def _value_types(func: ir.Operation, kind: str) -> list[ir.Type]:
 
 
 def _site(kind: str, owner: ir.Operation, index: int, attr: ir.Attribute, name=SHARDING) -> Site:
-    """A Site for a sharding attribute, which must be a UTF-8 string."""
-    site = Site(kind, owner, index, string_value(attr) or "", name)
-    _check_sharding_attr(site, attr)
-    return site
-
-
-def _check_sharding_attr(site: Site, attr: ir.Attribute) -> None:
+    """A Site for a sharding attribute, which must be a UTF-8 string (its bytes read once)."""
     if not isinstance(attr, ir.StringAttr):
+        site = Site(kind, owner, index, "", name)
         raise ModuleError(
             f'{site.attr} must be a string like "{{replicated}}", not {clip(attr)}',
             location=site.location,
         )
+    raw = attr.value_bytes
     try:
-        attr.value_bytes.decode("utf-8")
+        return Site(kind, owner, index, raw.decode("utf-8"), name)
     except UnicodeDecodeError as e:
+        site = Site(kind, owner, index, raw.decode("utf-8", "replace"), name)
         raise ModuleError(
             f'{site.attr} "{clip(site.text)}" is not UTF-8 text (byte {e.start})',
             location=site.location,

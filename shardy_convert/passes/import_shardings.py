@@ -23,7 +23,6 @@ from ..ir.walker import (
     Site,
     ValueAttrs,
     body,
-    call_target,
     func_name,
     funcs,
     join_location,
@@ -179,7 +178,7 @@ def _distinct(found: list[tuple[Site, HloSharding]]) -> tuple[import_rules.Place
     a module repeats a few distinct ones on thousands of values."""
     placed: dict = {}
     for site, sharding in found:
-        key = (site.kind, site.text, tuple(site.value_types()))
+        key = (site.kind, site.key)
         if key not in placed:
             placed[key] = site.placed(sharding)
     return tuple(placed.values())
@@ -191,10 +190,10 @@ def _check_even(found: list[tuple[Site, HloSharding]], plan: MeshPlan, strict: b
     axes = plan.axis_sizes
     uneven: dict = {}  # (string, value types) -> [(value index, dim)], found once each
     for site, sharding in found:
-        if site.kind == "module" or call_target(site.owner) in MANUAL_BOUNDARIES:
+        if site.kind == "module" or site.target in MANUAL_BOUNDARIES:
             continue
         types = site.value_types()
-        key = (site.text, tuple(types))
+        key = site.key
         if key not in uneven:
             uneven[key] = _uneven(site, sharding, types, plan, axes)
         for k, dim in uneven[key]:
@@ -317,9 +316,9 @@ def _import(
             if site.attr in module.attributes:
                 del module.attributes[site.attr]
             continue
-        if site.kind == "op" and call_target(site.owner) in MANUAL_BOUNDARIES:
+        if site.target in MANUAL_BOUNDARIES:
             continue
-        key = (site.kind == "op", site.text, tuple(site.value_types()))
+        key = (site.kind == "op", site.key)
         if key not in made:
             made[key] = ir.Attribute.parse(_sharding_text(site, sharding, plan))
         if site.kind == "op":
