@@ -28,7 +28,8 @@ from ..ir.sdy_attrs import (
     read_meshes,
     sharding_from_attr,
 )
-from ..ir.walker import SDY_SHARDING, SHARDING, ValueAttrs, body, callee, func_name, funcs
+from ..ir.value_attrs import ValueAttrs
+from ..ir.walker import SDY_SHARDING, SHARDING, body, callee, func_name, funcs
 from ..sharding.export import to_hlo
 from ..sharding.sdy import DimSharding, Mesh, TensorSharding
 

@@ -17,11 +17,11 @@ from ..errors import (
 from ..ir.bindings import ir
 from ..ir.mlir import format_location
 from ..ir.sdy_attrs import MESH_OP, mesh_attr, replicated
+from ..ir.value_attrs import ValueAttrs
 from ..ir.walker import (
     SDY_SHARDING,
     SHARDING,
     Site,
-    ValueAttrs,
     body,
     func_name,
     funcs,
@@ -104,7 +104,7 @@ class ImportShardingsPass:
     ) -> list[tuple[str, int, int]]:
         """(kind, index, rank) of each unannotated ranked `@main` argument and result that
         propagation may not reach: XLA's GSPMD replicates those, Shardy would shard them.
-        `edits` keeps the ValueAttrs read here for the rewrite (walker.value_attrs)."""
+        `edits` keeps the ValueAttrs read here for the rewrite (ir/value_attrs.py)."""
         main = _main(module)
         if main is None:
             return []

@@ -8,7 +8,8 @@ from typing import ClassVar
 
 from ..errors import ShardyConvertError
 from ..ir.bindings import ir
-from ..ir.walker import SDY_SHARDING, SHARDING, ValueAttrs, func_name, funcs
+from ..ir.value_attrs import ValueAttrs
+from ..ir.walker import SDY_SHARDING, SHARDING, func_name, funcs
 from ..sharding import HloSharding, Kind, parse
 from ..sharding.mesh import plan_mesh
 from .gspmd_boundary import gspmd_boundary
