@@ -170,13 +170,13 @@ def _brackets_and_quotes(chars: np.ndarray) -> tuple[np.ndarray, bool]:
     size = min(len(chars), _SCAN_CHUNK)
     found, mask = np.empty(size, bool), np.empty(size, bool)
     positions, slashes = [], []
+    index = _index_type(chars)
     for start in range(0, len(chars), _SCAN_CHUNK):
         part = chars[start : start + _SCAN_CHUNK]
         hit, other = found[: len(part)], mask[: len(part)]
         np.equal(part, ord('"'), out=hit)
         for c in b"()[]{}<>":
             hit |= np.equal(part, c, out=other)
-        index = _index_type(chars)
         positions.append(np.flatnonzero(hit).astype(index) + index(start))
         slashes.append(np.flatnonzero(np.equal(part, ord("/"), out=other)) + start)
     slash = np.concatenate(slashes)

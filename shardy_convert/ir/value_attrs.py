@@ -52,11 +52,6 @@ class ValueAttrs:
         values.pop(old, None)
         values[new] = attr
 
-    @property
-    def dicts(self) -> list[dict[str, ir.Attribute]]:
-        """Every value's attributes as dicts to edit in place (each one read now)."""
-        return [self.dict(k) for k in range(self.count)]
-
     def save(self) -> None:
         empty = None
         entries = []
@@ -69,6 +64,15 @@ class ValueAttrs:
                 empty = empty or ir.DictAttr.get({})
                 entries.append(empty)
         self.func.attributes[self.name] = ir.ArrayAttr.get(entries)
+
+
+def edited(edits: dict, func: ir.Operation, kind: str, count: int | None = None) -> ValueAttrs:
+    """The ValueAttrs of `func`'s arguments or results, made once and kept in `edits` (for
+    passes that read several and save those they changed at the end)."""
+    key = (func, kind)
+    if key not in edits:
+        edits[key] = ValueAttrs(func, kind, count)
+    return edits[key]
 
 
 def value_types_of(func: ir.Operation, kind: str) -> list[ir.Type]:

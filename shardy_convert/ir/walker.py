@@ -19,7 +19,7 @@ from ..sharding import HloSharding, parse
 from ..sharding.import_rules import Placed, ValueType
 from . import analyses, compat
 from .mlir import format_location, string_value
-from .value_attrs import ValueAttrs, value_types_of
+from .value_attrs import ValueAttrs, edited, value_types_of
 
 SHARDING = "mhlo.sharding"
 SDY_SHARDING = "sdy.sharding"
@@ -336,14 +336,6 @@ def _site(kind: str, owner: ir.Operation, index: int, attr: ir.Attribute, name=S
         ) from None
 
 
-def value_attrs(edits: dict, site: Site) -> ValueAttrs:
-    """The ValueAttrs of the site's func and kind, made once and kept in `edits`."""
-    key = (site.owner, site.kind)
-    if key not in edits:
-        edits[key] = ValueAttrs(site.owner, site.kind)
-    return edits[key]
-
-
 def transform_shardings(module: ir.Operation, fn: Callable[[str, Site], str]) -> int:
     """Replaces every sharding string `s` by `fn(s, site)`; returns how many changed."""
     changed = 0
@@ -356,7 +348,7 @@ def transform_shardings(module: ir.Operation, fn: Callable[[str, Site], str]) ->
             changed += 1
             attr = ir.StringAttr.get(new)
             if site.kind in ("arg", "result"):
-                value_attrs(edits, site).dict(site.index)[SHARDING] = attr
+                edited(edits, site.owner, site.kind).dict(site.index)[SHARDING] = attr
             else:
                 _write(site, attr)
         for attrs in edits.values():

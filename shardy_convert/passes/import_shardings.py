@@ -17,7 +17,7 @@ from ..errors import (
 from ..ir.bindings import ir
 from ..ir.mlir import format_location
 from ..ir.sdy_attrs import MESH_OP, mesh_attr, replicated
-from ..ir.value_attrs import ValueAttrs
+from ..ir.value_attrs import edited
 from ..ir.walker import (
     SDY_SHARDING,
     SHARDING,
@@ -119,7 +119,7 @@ class ImportShardingsPass:
                 flags = propagation_flags(allowed, len(types), what, noun)
             except ShardyConvertError as e:
                 raise e.located(location=format_location(main.location)) from None
-            values = _values(edits if edits is not None else {}, main, kind, len(types))
+            values = edited(edits if edits is not None else {}, main, kind, len(types))
             closed += [
                 (kind, k, ir.RankedTensorType(t).rank)
                 for k, t in enumerate(types)
@@ -233,17 +233,9 @@ def _close(module: ir.Operation, closed: list[tuple[str, int, int]], edits: dict
     attribute dicts _import rewrote; the caller saves them)."""
     main = _main(module)
     for which, k, rank in closed:
-        values = _values(edits, main, which)
+        values = edited(edits, main, which)
         values.dict(k)[SDY_SHARDING] = replicated("mesh", rank)
         values.changed = True
-
-
-def _values(edits: dict, func: ir.Operation, kind: str, count: int | None = None) -> ValueAttrs:
-    """The ValueAttrs of `func`'s arguments or results, made once and kept in `edits`."""
-    key = (func, kind)
-    if key not in edits:
-        edits[key] = ValueAttrs(func, kind, count)
-    return edits[key]
 
 
 def _check_num_partitions(module: ir.Operation, num_devices: int | None) -> None:
@@ -325,7 +317,7 @@ def _import(
             site.owner.attributes[SDY_SHARDING] = made[key]
             del site.owner.attributes[SHARDING]
             continue
-        values = _values(edits, site.owner, site.kind)
+        values = edited(edits, site.owner, site.kind)
         values.replace(site.index, SHARDING, SDY_SHARDING, made[key])
         values.changed = True
 
