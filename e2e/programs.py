@@ -51,22 +51,22 @@ def train_2x4() -> dict:
     """An MLP's training loop (forward, backward, SGD with momentum) on a (2, 4) mesh: batch
     on "data", the weights column- then row-parallel on "model"; 4 steps."""
     torch.manual_seed(0)
-    mesh = xs.Mesh(np.arange(8), (2, 4), ("data", "model"))
+    mesh = _mesh(range(8), (2, 4), ("data", "model"))
     model = torch.nn.Sequential(
         torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 16)
     ).to(_device())
-    xs.mark_sharding(model[0].weight, mesh, ("model", None))
-    xs.mark_sharding(model[2].weight, mesh, (None, "model"))
+    _shard(model[0].weight, mesh, ("model", None))
+    _shard(model[2].weight, mesh, (None, "model"))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     x, y = _seeded(8, 16).to(_device()), _seeded(8, 16).to(_device())
-    xs.mark_sharding(x, mesh, ("data", None))
+    _shard(x, mesh, ("data", None))
     losses = []
     for _ in range(4):
         optimizer.zero_grad()
         loss = torch.nn.functional.mse_loss(model(x), y)
         loss.backward()
         optimizer.step()
-        torch_xla.sync()
+        _sync()
         losses.append(loss.detach())
     out = {f"param.{n}": p for n, p in model.named_parameters()}
     out.update({f"loss.{i}": v for i, v in enumerate(losses)})
