@@ -100,6 +100,15 @@ class DumpError(ShardyConvertError):
     """A torch_xla dump file with no graphs or an unterminated graph."""
 
 
+class ShardingContractError(ShardyConvertError):
+    """A program's tensors break its sharding contract: `AuditReport.check()` found findings
+    its policy makes errors (`findings`, each naming a tensor)."""
+
+    def __init__(self, message: str, findings: tuple = (), **kwargs):
+        super().__init__(message, **kwargs)
+        self.findings = findings
+
+
 def plural(count: int, noun: str) -> str:
     """`1 output`, `2 outputs`: how messages count things."""
     return f"{count} {noun}{'s' * (count != 1)}"
