@@ -69,6 +69,12 @@ def once(settings: Settings, install: Callable[[], Any]) -> Any:
         return handle
 
 
+def installed_name() -> str | None:
+    """The device name `use_plugin` registered the wrapper under (`SHARDY`), None before."""
+    installed = _installed
+    return None if installed is None else installed[0].name
+
+
 def _again(settings: Settings, handle: Any, asked: Settings) -> Any:
     if asked == settings:
         return handle

@@ -133,6 +133,14 @@ def _install(settings: registration.Settings) -> Handle:
     return Handle(name=settings.name, plugin=settings.plugin, library=library, session=session)
 
 
+def record() -> None:
+    """Records every torch_xla `Mesh` the program creates and every `mark_sharding` it calls
+    from now on (mesh_recorder.py), for `audit` to read. Call it at the top of the program,
+    before the first mesh and mark; `use_plugin` and `record_meshes` do it too. Idempotent."""
+    if not mesh_recorder.install():
+        raise ShardyConvertError("record needs torch_xla (torch_xla.distributed.spmd)")
+
+
 def record_meshes(path: str | os.PathLike | None = None) -> Path:
     """Records every torch_xla `Mesh` the program creates from now on in the mesh file
     `path` (default: `$XLA_SAVE_TENSORS_FILE.meshes.json`, beside torch_xla's own dump),
