@@ -7,7 +7,7 @@
 cpu: torch_xla's built-in CPU runtime (PJRT_DEVICE=CPU). wrapper: `use_plugin` on the
 xla-cpu-pjrt plugin, with e2e.recorder as the hook. eager: plain PyTorch on the CPU,
 unsharded. OUT_DIR/arrays.npz holds the arrays; OUT_DIR/facts.json the counters, the records
-of what the plugin received, or the error.
+of what the plugin received, what a program put in audit_programs.FACTS, or the error.
 """
 
 from __future__ import annotations
@@ -55,10 +55,11 @@ def main() -> None:
     parser.add_argument("--match-gspmd-boundary", action="store_true")
     parser.add_argument("--dump-dir", help="use_plugin(dump_dir=...)")
     args = parser.parse_args()
-    from e2e import boundary_programs, mesh_programs, other_programs, programs
+    from e2e import audit_programs, boundary_programs, mesh_programs, other_programs, programs
 
     every = {
         **programs.PROGRAMS,
+        **audit_programs.PROGRAMS,
         **other_programs.PROGRAMS,
         **boundary_programs.PROGRAMS,
         **mesh_programs.PROGRAMS,
@@ -77,8 +78,12 @@ def main() -> None:
         np.savez(args.out / "arrays.npz", **arrays)
         facts["devices"] = int(xr.global_runtime_device_count())
         facts["runtime"] = "eager" if programs.EAGER else xr.device_type()
+        facts.update(audit_programs.FACTS)
     except Exception as e:  # reported to the test, which decides whether it was expected
         facts["error"] = f"{type(e).__name__}: {e}"
+        import traceback
+
+        traceback.print_exc()
         handle = locals().get("handle")
     if args.mode == "wrapper" and handle is not None:
         from e2e.recorder import RECORDS
