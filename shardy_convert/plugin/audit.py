@@ -124,7 +124,7 @@ def _meshes(given) -> tuple[UserMesh, ...]:
 
 def _check_synced(xlac, named: list[Named]) -> None:
     on_xla = [item for item in named if _on_xla(item.tensor)]
-    pending = xlac._check_tensor_need_materialization([item.tensor for item in on_xla])
+    pending = xlac._check_tensor_need_materialization([_global(item.tensor) for item in on_xla])
     waiting = [item.name for item, p in zip(on_xla, pending) if p]
     if waiting:
         raise UsageError(
@@ -137,8 +137,15 @@ def _on_xla(tensor) -> bool:
     return tensor.device.type == "xla"
 
 
+def _global(tensor):
+    """The tensor torch_xla holds: an XLAShardedTensor's (what `mark_sharding` returns, when
+    a program keeps that) global tensor, else the tensor itself."""
+    inner = getattr(tensor, "global_tensor", None)
+    return tensor if inner is None else inner
+
+
 def _row(xlac, item: Named, meshes: tuple[UserMesh, ...]) -> TensorRow:
-    t = item.tensor
+    t = _global(item.tensor)
     shape = tuple(int(d) for d in t.shape)
     mark = mesh_recorder.RECORDER.mark_of(t)
     compiled = xlac._get_xla_sharding_spec(t) if _on_xla(t) else None
