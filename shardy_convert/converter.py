@@ -5,22 +5,56 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from .errors import ModuleError, ShardyConvertError, ShardyConvertWarning
+from .errors import ModuleError, ShardyConvertError, ShardyConvertWarning, check_choice
 from .formats import hlo
 from .formats import meshes as mesh_file
 from .formats import module as formats
 from .ir.bindings import ir
 from .ir.mlir import has_locations, mlir_error, new_context, run_pipeline
-from .ir.sdy_attrs import MESH_OP
-from .ir.walker import Mentions, body, sites
-from .options import Options, parse_device_ids, parse_mesh
+from .ir.sdy_attrs import has_meshes, is_shardy
+from .ir.walker import Mentions, sites
+from .options import parse_device_ids, parse_mesh
 from .passes import pipeline
-from .passes.import_shardings import MESH_FROM
+from .passes.import_shardings import MESH_FROM, ImportShardingsPass
+from .passes.pipeline import import_round_trip
 
 if TYPE_CHECKING:
-    from .passes.match_gspmd_boundary import Outcome
+    from .passes.match_gspmd_boundary import MatchGspmdBoundaryPass, Outcome
+
+
+@dataclass(frozen=True)
+class ConvertRequest:
+    """One conversion, as `convert()`, the command line and the plugin ask for it: the passes
+    that carry its options (`importer`, the conversion's import-shardings; `matcher`, a
+    match-gspmd-boundary to run before it, compiling with the importer's device count, mesh
+    and propagation options) and what becomes of the result (see `convert`)."""
+
+    importer: ImportShardingsPass = field(default_factory=ImportShardingsPass)
+    matcher: MatchGspmdBoundaryPass | None = None
+    emit: str | None = None
+    target_version: str | None = None
+    imported: bool = False
+    validate: bool = False
+
+    @property
+    def pipeline(self) -> pipeline.Pipeline:
+        return pipeline.conversion(self.importer, self.matcher)
+
+    def run(self, module: str | bytes) -> str | bytes:
+        return _convert(module, self)
+
+    def for_input(self, fallback_devices: int | None, meshes: tuple | None) -> ConvertRequest:
+        """For one input of a batch: the device count its dump's graphs agree on (for graphs
+        that say none) and its meshes (a mesh file's), unless a mesh is named."""
+        importer = self.importer
+        if fallback_devices is not None:
+            importer = replace(importer, fallback_devices=fallback_devices)
+        if meshes is not None and not importer.mesh:
+            importer = replace(importer, meshes=meshes)
+        return replace(self, importer=importer)
 
 
 def convert(
@@ -92,10 +126,34 @@ def convert(
     A module that already carries Shardy (natively, or in the round-trip form of a portable
     artifact) is returned unchanged when no other form is asked for.
     """
+    request = ConvertRequest(
+        ImportShardingsPass(
+            num_devices=num_devices,
+            fallback_devices=fallback_devices,
+            **_mesh_options(mesh, device_ids, meshes),
+            allow_spmd_sharding_propagation_to_parameters=_flags(
+                allow_spmd_sharding_propagation_to_parameters
+            ),
+            allow_spmd_sharding_propagation_to_output=_flags(
+                allow_spmd_sharding_propagation_to_output
+            ),
+            strict=strict,
+        ),
+        _matcher(boundary_cache) if match_gspmd_boundary else None,
+        emit=emit,
+        target_version=target_version,
+        imported=imported,
+        validate=validate,
+    )
+    return _convert(module, request)
+
+
+def _convert(module: str | bytes, request: ConvertRequest) -> str | bytes:
+    """`convert()` of `module` as `request` asks."""
     form = formats.detect(formats.check_type(module))
-    emit = emit or form
-    if emit not in formats.FORMS:
-        raise ShardyConvertError(f"emit must be one of {', '.join(formats.FORMS)}, not {emit!r}")
+    emit = request.emit or form
+    check_choice("emit", emit, formats.FORMS, ShardyConvertError)
+    target_version = request.target_version
     if target_version is not None:
         formats.check_version(target_version)
         if emit != "portable":
@@ -106,49 +164,39 @@ def convert(
     if form == "portable":
         as_it_is = target_version in (None, formats.portable_version(module))
         target_version = target_version or formats.portable_version(module)
-    options = Options(
-        num_devices=num_devices,
-        fallback_devices=fallback_devices,
-        **_mesh_options(mesh, device_ids, meshes),
-        allow_spmd_sharding_propagation_to_parameters=_flags(
-            allow_spmd_sharding_propagation_to_parameters
-        ),
-        allow_spmd_sharding_propagation_to_output=_flags(allow_spmd_sharding_propagation_to_output),
-        strict=strict,
-        match_gspmd_boundary=match_gspmd_boundary,
-        boundary_cache=_cache_dir(boundary_cache),
-    )
     with new_context() as ctx:
         mod = formats.load(module, ctx)
         if is_shardy(mod.operation):
-            given = {"mesh": mesh, "num_devices": num_devices, "imported": imported}
-            for name in (name for name, value in given.items() if value):
+            importer = request.importer
+            given = {"mesh": importer.mesh, "num_devices": importer.num_devices}
+            for name in (n for n, v in {**given, "imported": request.imported}.items() if v):
                 _ignored(name, "the module already carries Shardy")
             if form == emit and as_it_is:
                 return module
         else:
             facts: dict = {}
-            outcome = convert_module(
-                mod,
-                options,
-                imported=imported,
-                validate=validate,
-                facts=facts,
-                mentions=formats.mentions(module),
-            )
+            outcome = convert_module(mod, request, facts=facts, mentions=formats.mentions(module))
             _warn_inferred(facts.get("mesh_from"))
             if outcome is not None and outcome.reason is not None:
                 warnings.warn(
                     f"GSPMD's boundary: {outcome.pinned} of {outcome.open} open values pinned; "
                     f"{outcome.reason}",
                     ShardyConvertWarning,
-                    stacklevel=2,
+                    stacklevel=3,
                 )
         return _same_type(formats.save(mod, emit, target_version, has_locations(module)), module)
 
 
+def _matcher(boundary_cache: str | os.PathLike | bool | None) -> MatchGspmdBoundaryPass:
+    """match-gspmd-boundary, imported only when asked for (GSPMD's compile machinery: cold
+    start), keeping GSPMD's choices in `boundary_cache` (see convert)."""
+    from .passes.match_gspmd_boundary import MatchGspmdBoundaryPass
+
+    return MatchGspmdBoundaryPass(boundary_cache=_cache_dir(boundary_cache))
+
+
 def _mesh_options(mesh, device_ids, meshes) -> dict:
-    """The Options fields of convert's mesh arguments."""
+    """import-shardings' fields of convert's mesh arguments."""
     if mesh is not None and not isinstance(mesh, (str, list, tuple)):
         user = mesh_file.as_user_mesh(mesh)
         return {"mesh": user.axes, "mesh_device_ids": user.ids}
@@ -166,7 +214,7 @@ def _warn_inferred(mesh_from: str | None) -> None:
         warnings.warn(
             f"the shardings fit none of the given meshes, the mesh is inferred from them: {why}",
             ShardyConvertWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
 
 
@@ -177,7 +225,7 @@ def _passed_through(why: str) -> None:
 
 
 def _ignored(option: str, why: str) -> None:
-    warnings.warn(f"{option} ignored: {why}", ShardyConvertWarning, stacklevel=3)
+    warnings.warn(f"{option} ignored: {why}", ShardyConvertWarning, stacklevel=4)
 
 
 def _same_type(result: str | bytes, original: str | bytes) -> str | bytes:
@@ -216,7 +264,7 @@ def to_v2(module: str | bytes) -> str | bytes:
         if is_shardy(mod.operation):
             _passed_through("it carries Shardy shardings, no GSPMD string to rewrite")
             return module
-        pipeline.run(mod, ["v1-to-v2"])
+        pipeline.run(mod, pipeline.build(["v1-to-v2"]))
         return _save_like(mod, module)
 
 
@@ -226,39 +274,52 @@ def to_gspmd(module: str | bytes, *, emit: str | None = None) -> str | bytes:
     custom calls; a module without Shardy shardings is returned as it is (HLO as MLIR)."""
     form = formats.detect(formats.check_type(module))
     emit = emit or form
-    if emit not in formats.FORMS:
-        raise ShardyConvertError(f"emit must be one of {', '.join(formats.FORMS)}, not {emit!r}")
+    check_choice("emit", emit, formats.FORMS, ShardyConvertError)
     version = formats.portable_version(module) if form == "portable" else None
     with new_context() as ctx:
         mod = formats.load(module, ctx)
         import_round_trip(mod)
-        if not _has_meshes(mod.operation):
+        if not has_meshes(mod.operation):
             _passed_through("it carries no Shardy sharding (GSPMD already, or none)")
             if emit == form and hlo.kind(module) is None:  # HLO is written as MLIR
                 return module
-        pipeline.run(mod, ["export-shardings"])
+        pipeline.run(mod, pipeline.build(["export-shardings"]))
         return _same_type(formats.save(mod, emit, version, has_locations(module)), module)
 
 
-# The transforms a batch of files can run, by command name: each takes one module (text,
-# bytecode or portable artifact) and returns it in the same form unless told otherwise.
-TRANSFORMS = {"convert": convert, "v2": to_v2, "to-gspmd": to_gspmd}
+@dataclass(frozen=True)
+class V2Request:
+    """`v2` of a batch: `to_v2` of each graph."""
+
+    emit = None  # the input's own form
+
+    def run(self, module: str | bytes) -> str | bytes:
+        return to_v2(module)
+
+
+@dataclass(frozen=True)
+class ToGspmdRequest:
+    """`to-gspmd` of a batch: `to_gspmd` of each graph, in the form `emit`."""
+
+    emit: str | None = None
+
+    def run(self, module: str | bytes) -> str | bytes:
+        return to_gspmd(module, emit=self.emit)
 
 
 SPLIT_MARKER = "// -----"
 
 
-def run_passes(
-    module: str | bytes, passes: str | Sequence[str], options: Options | None = None
-) -> str | bytes:
-    """Runs a pipeline (a list of pass names, or a pipeline string like mlir-opt's:
-    `builtin.module(import-shardings{num-devices=8}, sdy-close-shardings)`) of project and
-    registered Shardy passes and prints the result, like mlir-opt / sdy_opt. Nothing is
-    verified beyond what MLIR verifies after each pass."""
-    steps = pipeline.parse(passes)
+def run_passes(module: str | bytes, passes: str | list[str] | pipeline.Pipeline) -> str | bytes:
+    """Runs a pipeline of project and registered Shardy passes (`pipeline.parse`'s steps, or
+    what it parses: a list of pass names, or a pipeline string like mlir-opt's,
+    `builtin.module(import-shardings{num-devices=8}, sdy-close-shardings)`) and prints the
+    result, like mlir-opt / sdy_opt. Nothing is verified beyond what MLIR verifies after each
+    pass."""
+    steps = pipeline.parse(passes) if isinstance(passes, (str, list)) else passes
     with new_context() as ctx:
         mod = formats.load(formats.check_type(module), ctx)
-        pipeline.run(mod, steps, options or Options())
+        pipeline.run(mod, steps)
         return _save_like(mod, module)
 
 
@@ -278,41 +339,38 @@ def split_input(text: str) -> list[str]:
 
 def convert_module(
     mod: ir.Module,
-    options: Options,
+    request: ConvertRequest = ConvertRequest(),
     *,
-    imported: bool = False,
-    validate: bool = False,
     facts: dict | None = None,
     mentions: Mentions | None = None,
 ) -> Outcome | None:
-    """Runs the conversion pipeline on a parsed module, in place. The module is verified once,
-    after the project's Python passes and before Shardy's C++ passes see it (run_pipeline
-    does that); with `validate`, Shardy's import also runs on a copy, which is verified.
-    With `options.match_gspmd_boundary`, match-gspmd-boundary runs first: returns what it did.
-    `facts`, if given, gets `mesh_from` when `options.meshes` were given: which mesh was used,
-    "user: <mesh>" or "inferred: <why none of them fits>". `mentions`: those of the text `mod`
-    was parsed from (formats.mentions), if it is unchanged since: the walk for the sharded
-    ops and custom calls stops once it has found that many."""
-    outcome = None
-    if options.match_gspmd_boundary:
-        # GSPMD's compile machinery only when asked for (cold start)
-        from .passes.match_gspmd_boundary import MatchGspmdBoundaryPass, Outcome
-
-        pipeline.run(mod, [MatchGspmdBoundaryPass.NAME], options, verify_each=False)
-        outcome = Outcome.read(mod.operation)
-        mentions = None  # the module changed since its text
+    """Runs the conversion pipeline (`request.pipeline`) on a parsed module, in place. The
+    module is verified once, after the project's Python passes and before Shardy's C++ passes
+    see it (run_pipeline does that); with `request.validate`, Shardy's import also runs on a
+    copy, which is verified; with `request.imported`, on the module itself. With a matcher,
+    match-gspmd-boundary runs first: returns what it did. `facts`, if given, gets `mesh_from`
+    when the importer was given `meshes`: which mesh was used, "user: <mesh>" or "inferred:
+    <why none of them fits>". `mentions`: those of the text `mod` was parsed from
+    (formats.mentions), if it is unchanged since: the walk for the sharded ops and custom
+    calls stops once it has found that many (match-gspmd-boundary changes the module: its
+    analyses are forgotten after it)."""
     given = None if mentions is None else {("mentions", mod.operation): mentions}
-    pipeline.run(mod, pipeline.CONVERT_PIPELINE, options, verify_each=False, given=given)
+    pipeline.run(mod, request.pipeline, verify_each=False, given=given)
+    outcome = None
+    if request.matcher is not None:
+        from .passes.match_gspmd_boundary import Outcome
+
+        outcome = Outcome.read(mod.operation)
     attrs = mod.operation.attributes
     if MESH_FROM in attrs:  # import-shardings' word on the meshes: never left in the output
         if facts is not None:
             facts["mesh_from"] = ir.StringAttr(attrs[MESH_FROM]).value
         del attrs[MESH_FROM]
     _check_no_gspmd_left(mod.operation)
-    if imported:
+    if request.imported:
         run_pipeline(mod, [pipeline.SDY_IMPORT], verify_each=False)
         _verify(mod.operation, "Shardy's import pipeline made a module that does not verify")
-    elif validate:
+    elif request.validate:
         copy = mod.operation.clone()
         try:
             run_pipeline(copy, [pipeline.SDY_IMPORT], verify_each=False)
@@ -327,34 +385,6 @@ def _verify(op: ir.Operation, what: str) -> None:
         op.verify()
     except ir.MLIRError as e:
         raise mlir_error(what, e) from None
-
-
-def is_shardy(module: ir.Operation) -> bool:
-    """True when the module already carries Shardy: an `sdy.mesh` and no `mhlo.sharding`
-    strings, or the round-trip form (`xla.sdy.meshes` frontend attribute)."""
-    if _has_round_trip_meshes(module):
-        return True
-    return _has_meshes(module) and next(sites(module), None) is None
-
-
-def import_round_trip(mod: ir.Module) -> bool:
-    """Reads Shardy's round-trip form (a portable artifact's `xla.sdy.*` attributes and custom
-    calls) back into the front-end form, in place; False when `mod` is not in that form."""
-    if not _has_round_trip_meshes(mod.operation):
-        return False
-    pipeline.run(mod, pipeline.ROUND_TRIP_IMPORT)
-    return True
-
-
-def _has_meshes(module: ir.Operation) -> bool:
-    return any(op.operation.name == MESH_OP for op in body(module).operations)
-
-
-def _has_round_trip_meshes(module: ir.Operation) -> bool:
-    if "mhlo.frontend_attributes" not in module.attributes:
-        return False
-    attrs = module.attributes["mhlo.frontend_attributes"]
-    return isinstance(attrs, ir.DictAttr) and "xla.sdy.meshes" in attrs
 
 
 def _check_no_gspmd_left(module: ir.Operation) -> None:

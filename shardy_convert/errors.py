@@ -126,6 +126,15 @@ class UsageError(ShardyConvertError, ValueError):
     ValueError, what Python callers catch for a bad argument."""
 
 
+def check_choice(
+    name: str, value: object, choices: tuple[str, ...], error: type = UsageError
+) -> None:
+    """An `error` (a UsageError unless told) unless `value` is one of `choices`: the one
+    "must be one of" check of every setting and option that picks from a few words."""
+    if value not in choices:
+        raise error(f"{name} must be one of {', '.join(choices)}, not {value!r}")
+
+
 class InternalError(ShardyConvertError):
     """A bug of ours (or of jaxlib's) met on one input, for the commands that go on with the
     other inputs; the exception is its `__cause__`."""

@@ -1,36 +1,17 @@
-"""What a conversion is asked to do, checked before any MLIR is read: the mesh a user names, the
-options of the project's passes, and XLA's rule for its propagation flags. A leaf: it imports
-only `errors`, so the CLI and the pipeline-text parser can check options without jaxlib."""
+"""Option values checked before any MLIR is read: the mesh a user names (`parse_mesh`), a
+device order, and XLA's rule for its propagation flags. The options themselves are the fields
+of the passes that take them (passes/). A leaf: it imports only `errors`, so the CLI and the
+pipeline-text parser can check values without jaxlib."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from .errors import ShardyConvertError, clip
 
 # More devices than any machine has: refuse before allocating anything of that size.
 MAX_DEVICES = 2**24
-
-
-@dataclass(frozen=True)
-class Options:
-    """Options of the project's passes, by field name (see ImportShardingsPass)."""
-
-    num_devices: int | None = None
-    fallback_devices: int | None = None
-    mesh: tuple[tuple[str, int], ...] | None = None
-    mesh_device_ids: tuple[int, ...] | None = None
-    meshes: tuple | None = None  # of sharding.mesh_fit.UserMesh: candidates, fit or fall back
-    allow_spmd_sharding_propagation_to_parameters: bool | tuple[bool, ...] | None = None
-    allow_spmd_sharding_propagation_to_output: bool | tuple[bool, ...] | None = None
-    strict: bool | None = None
-    # match-gspmd-boundary (convert runs it first when asked): the plugin's compile options
-    # for GSPMD's compile, and a directory that keeps GSPMD's choices across processes.
-    match_gspmd_boundary: bool | None = None
-    compile_options: bytes | None = None
-    boundary_cache: str | None = None
 
 
 def propagation_flags(

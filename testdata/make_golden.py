@@ -19,7 +19,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from shardy_convert.commands.batch import Job  # noqa: E402
+from shardy_convert.converter import ConvertRequest  # noqa: E402
 from shardy_convert.formats import meshes  # noqa: E402
+from shardy_convert.passes.import_shardings import ImportShardingsPass  # noqa: E402
 
 SOURCES = ("torch_xla_dump", "torch_xla_mlir", "jax_gspmd")
 
@@ -34,10 +36,8 @@ def render(entry: dict) -> str:
     program recorded where make_testdata recorded them (its "mesh_file", as `convert` finds
     it beside the input)."""
     data = (HERE / entry["path"]).read_bytes()
-    options = {"num_devices": entry["num_devices"]}
-    if entry.get("mesh_file"):
-        options["meshes"] = meshes.read(HERE / entry["mesh_file"])
-    job = Job("convert", options)
+    found = meshes.read(HERE / entry["mesh_file"]) if entry.get("mesh_file") else None
+    job = Job(ConvertRequest(ImportShardingsPass(num_devices=entry["num_devices"], meshes=found)))
     with warnings.catch_warnings():  # mixed_meshes_12's graphs fit neither mesh: expected
         warnings.filterwarnings("ignore", "the shardings fit none of the given meshes")
         result, errors = job.apply(data, entry["path"])

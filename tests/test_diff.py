@@ -19,13 +19,14 @@ from shardy_convert.cli.main import main
 from shardy_convert.commands.batch import Job
 from shardy_convert.commands.diff import diff as compare
 from shardy_convert.commands.diff import normalize
-from shardy_convert.converter import run_passes, to_v2
+from shardy_convert.converter import ConvertRequest, ToGspmdRequest, V2Request, run_passes, to_v2
 from shardy_convert.converter import to_gspmd as export
 from shardy_convert.formats import dump
 from shardy_convert.ir.mlir import new_context, parse_module
 from shardy_convert.ir.sdy_attrs import sharding_from_attr as from_attr
 from shardy_convert.ir.walker import sites
 from shardy_convert.passes.export_shardings import ExportShardingsPass
+from shardy_convert.passes.import_shardings import ImportShardingsPass
 from shardy_convert.sharding.sdy import AxisRef, DimSharding, Mesh
 
 from .conftest import TESTDATA, manifest
@@ -44,18 +45,18 @@ def converted(data: str | bytes, n: int | None = None) -> str | bytes:
     """`shardy-convert convert` of a module or dump, as the library does it."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return apply(Job("convert", {"num_devices": n}), data)
+        return apply(Job(ConvertRequest(ImportShardingsPass(num_devices=n))), data)
 
 
 def exported(data: str | bytes) -> str | bytes:
-    return apply(Job("to-gspmd"), data)
+    return apply(Job(ToGspmdRequest()), data)
 
 
 def v2(text: str) -> str:
     """`shardy-convert v2`; its warning about lists with no iota form is another test's."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ShardyConvertWarning)
-        return apply(Job("v2"), text)
+        return apply(Job(V2Request()), text)
 
 
 def apply(job: Job, data: str | bytes) -> str | bytes:

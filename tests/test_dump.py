@@ -8,6 +8,7 @@ import warnings
 import pytest
 
 from shardy_convert.commands.batch import Job
+from shardy_convert.converter import ConvertRequest
 from shardy_convert.errors import DumpError, ShardyConvertWarning
 from shardy_convert.formats import dump
 
@@ -47,7 +48,7 @@ def test_replicated_graph_takes_the_device_count_of_the_other_graphs():
     assert dump.device_count(two) == 8
     with warnings.catch_warnings():
         warnings.simplefilter("error", ShardyConvertWarning)
-        out = Job("convert").apply(two.encode(), "two.dump")[0]
+        out = Job(ConvertRequest()).apply(two.encode(), "two.dump")[0]
     meshes = re.findall(r"sdy\.mesh @mesh = <\[[^\]]*\]>", out)
     assert meshes == [
         'sdy.mesh @mesh = <["_axis_0"=2, "_axis_1"=4]>',
@@ -59,4 +60,4 @@ def test_graph_with_no_device_count_anywhere_warns():
     text = (TESTDATA / "torch_xla" / "matmul_2x4.dump").read_text()
     replicated = re.sub(r'mhlo\.sharding = "[^"]*"', 'mhlo.sharding = "{replicated}"', text)
     with pytest.warns(ShardyConvertWarning, match="how many devices"):
-        Job("convert").apply(replicated.encode(), "replicated.dump")
+        Job(ConvertRequest()).apply(replicated.encode(), "replicated.dump")

@@ -207,10 +207,9 @@ def test_the_plugin_wrapper_matches_with_the_programs_own_options():
 
 def test_opt_runs_the_pass_alone_and_says_what_it_did():
     from shardy_convert.converter import run_passes
-    from shardy_convert.options import Options
 
     text = (TESTDATA / "torch_xla" / "tp_mlp_train.mlir").read_text()
-    out = run_passes(text, ["match-gspmd-boundary"], Options(num_devices=8))
+    out = run_passes(text, "match-gspmd-boundary{num-devices=8}")
     assert 'shardy_convert.gspmd_boundary = "5 of 5 open values pinned; ' in out
     with new_context() as ctx:
         module = parse_module(out, ctx).operation

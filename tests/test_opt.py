@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from dataclasses import fields
 
 import pytest
 
 from shardy_convert.errors import UsageError
 from shardy_convert.passes import pipeline
+from shardy_convert.passes.import_shardings import ImportShardingsPass
 from shardy_convert.sharding.mesh_fit import UserMesh
 
 from .conftest import TESTDATA
@@ -139,7 +141,7 @@ def test_list_passes_lists_exactly_what_opt_accepts():
     assert {"sdy-import-pipeline", "sdy-lift-inlined-meshes", "sdy-close-shardings"} <= set(names)
     assert "xla-sdy-round-trip-import-shardy-attrs" in names
     for name in ours:
-        assert pipeline.parse(name)[0].name == name
+        assert type(pipeline.parse(name)[0]).NAME == name
     for anchor, name in shardy:  # as listed: `name`, or `func.func(name)`
         assert str(pipeline.parse(f"{anchor}{name}{')' if anchor else ''}")[0]) in (
             name,
@@ -149,7 +151,7 @@ def test_list_passes_lists_exactly_what_opt_accepts():
         pipeline.parse("canonicalize")  # registered in jaxlib, but not Shardy's: not listed
 
 
-# Every field of the conversion's Options, with a value none of them has by default.
+# Every option of import-shardings, with a value none of them has by default.
 GIVEN = {
     "num_devices": 8,
     "fallback_devices": 4,
@@ -162,41 +164,42 @@ GIVEN = {
 }
 
 
-# match-gspmd-boundary's own; `match_gspmd_boundary` itself is convert_module's switch.
-GIVEN_TO_MATCH = {"compile_options": b"\x1a\x02\x28\x08", "boundary_cache": "/cache"}
+def test_given_covers_every_option_of_import_shardings():
+    assert set(GIVEN) == {f.name for f in fields(ImportShardingsPass)}
 
 
-def test_every_conversion_option_is_handed_to_import_shardings():
-    """By name, in pipeline.given: a field renamed on either side fails here, not silently."""
-    from dataclasses import fields
+def test_match_gspmd_boundary_compiles_as_the_importer_reads():
+    """The conversion's match-gspmd-boundary takes every option it shares with its
+    import-shardings from it (`like`): a field added to both and forgotten fails here."""
+    from shardy_convert.passes.match_gspmd_boundary import MatchGspmdBoundaryPass
 
-    from shardy_convert.options import Options
+    importer = ImportShardingsPass(**GIVEN)
+    own = {"compile_options": b"\x1a\x02\x28\x08", "boundary_cache": "/cache"}
+    first, second, *rest = pipeline.conversion(importer, MatchGspmdBoundaryPass(**own))
+    assert second is importer
+    assert [type(p).NAME if not isinstance(p, str) else p for p in rest] == list(
+        pipeline.CONVERT_PIPELINE[1:]
+    )
+    shared = {f.name for f in fields(first)} & set(GIVEN)
+    assert shared
+    assert {k: getattr(first, k) for k in shared} == {k: GIVEN[k] for k in shared}
+    assert {k: getattr(first, k) for k in own} == own
+    assert shared | set(own) == {f.name for f in fields(first)}
 
-    names = {f.name for f in fields(Options)}
-    assert set(GIVEN) | set(GIVEN_TO_MATCH) | {"match_gspmd_boundary"} == names
-    ((name, run_pass),) = pipeline.steps(["import-shardings"], Options(**GIVEN))
-    assert name == "import-shardings"
-    assert {k: getattr(run_pass.__self__, k) for k in GIVEN} == GIVEN
-    options = Options(**GIVEN, **GIVEN_TO_MATCH)
-    ((name, run_pass),) = pipeline.steps(["match-gspmd-boundary"], options)
-    only_import = ("strict", "mesh_device_ids", "meshes")
-    expected = {k: v for k, v in {**GIVEN, **GIVEN_TO_MATCH}.items() if k not in only_import}
-    assert {k: getattr(run_pass.__self__, k) for k in expected} == expected
 
-
-def test_options_in_the_pipeline_text_are_typed_and_win():
-    from shardy_convert.options import Options
-
+def test_options_in_the_pipeline_text_are_typed_and_win_over_the_defaults():
     text = (
         "import-shardings{strict=false allow-spmd-sharding-propagation-to-output=1,0 "
-        "num-devices=2 mesh=a=2}"
+        "num-devices=2 mesh=a=2},import-custom-calls"
     )
-    ((_, run_pass),) = pipeline.steps(pipeline.parse(text), Options(**GIVEN))
-    got = run_pass.__self__
+    got, other = pipeline.parse(text, defaults={**GIVEN, "not_an_option": 1})
+    assert isinstance(got, ImportShardingsPass)
     assert got.strict is False
     assert got.allow_spmd_sharding_propagation_to_output == (True, False)
     assert (got.num_devices, got.mesh) == (2, (("a", 2),))
-    assert got.fallback_devices == GIVEN["fallback_devices"]  # not in the text: from Options
+    assert got.fallback_devices == GIVEN["fallback_devices"]  # not in the text: the default
+    assert type(other).NAME == "import-custom-calls"
+    assert other == type(other)()  # it takes none of the defaults: it has no such field
 
 
 def test_list_passes_shows_what_each_option_takes():

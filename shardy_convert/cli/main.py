@@ -230,22 +230,32 @@ def convert(
     jobs,
 ) -> None:
     """Convert modules or torch_xla dumps to Shardy; `-` reads stdin."""
+    from ..converter import ConvertRequest
+    from ..passes.import_shardings import ImportShardingsPass
+
     check_mesh_options(mesh, mesh_file)
-    options = dict(
-        emit=emit,
-        target_version=target_version,
+    importer = ImportShardingsPass(
+        num_devices=num_devices,
         mesh=mesh,
         meshes=mesh_file,
-        find_meshes=True,
-        num_devices=num_devices,
-        imported=imported,
-        validate=validate,
         allow_spmd_sharding_propagation_to_parameters=propagate_to_parameters,
         allow_spmd_sharding_propagation_to_output=propagate_to_output,
         strict=strict,
-        match_gspmd_boundary=match_gspmd_boundary,
     )
-    _run_batch("convert", options, inputs, output, jobs)
+    matcher = None
+    if match_gspmd_boundary:  # GSPMD's compile machinery only when asked for (cold start)
+        from ..passes.match_gspmd_boundary import MatchGspmdBoundaryPass
+
+        matcher = MatchGspmdBoundaryPass()
+    request = ConvertRequest(
+        importer,
+        matcher,
+        emit=emit,
+        target_version=target_version,
+        imported=imported,
+        validate=validate,
+    )
+    _run_batch(request, inputs, output, jobs, find_meshes=True)
 
 
 @main.command()
@@ -253,7 +263,9 @@ def convert(
 @_output
 def v2(inputs, output) -> None:
     """Only rewrite V1 device lists to V2 iota form; the module stays GSPMD."""
-    _run_batch("v2", {}, inputs, output)
+    from ..converter import V2Request
+
+    _run_batch(V2Request(), inputs, output)
 
 
 @main.command("to-gspmd")
@@ -266,19 +278,22 @@ def v2(inputs, output) -> None:
 )
 def to_gspmd(inputs, output, emit) -> None:
     """Export Shardy modules or dumps back to GSPMD mhlo.sharding strings (V2)."""
-    _run_batch("to-gspmd", {"emit": emit}, inputs, output)
+    from ..converter import ToGspmdRequest
+
+    _run_batch(ToGspmdRequest(emit), inputs, output)
 
 
-def _run_batch(transform: str, options: dict, inputs, output, jobs: int = 1) -> None:
-    """Runs a batch command: prints each failure and, for several inputs, a summary."""
+def _run_batch(request, inputs, output, jobs: int = 1, find_meshes: bool = False) -> None:
+    """Runs a batch command's request (converter.py) on every input: prints each failure
+    and, for several inputs, a summary."""
     from ..commands.batch import Job, plan, refuse_dumps, refuse_terminal, run
 
-    refuse_terminal(output, options.get("emit"))
+    refuse_terminal(output, request.emit)
     items = plan(inputs, output)
-    refuse_dumps(items, options.get("emit"))
+    refuse_dumps(items, request.emit)
     failures = usage = 0
     with progress(len(items)) as bar:
-        for outcome in run(Job(transform, options), items, jobs):
+        for outcome in run(Job(request, find_meshes), items, jobs):
             for message in (*outcome.warnings, *outcome.errors):
                 echo(message)
             failures += bool(outcome.errors)

@@ -38,23 +38,23 @@ def opt(input, passes, split_input_file, output, mesh, num_devices) -> None:
     from ..commands.batch import STDIN, read_input, refuse_terminal, write
     from ..converter import run_passes, split_input
     from ..formats.dump import as_text
-    from ..options import Options
     from ..passes.pipeline import parse
 
-    steps = parse(passes)  # every unknown pass and bad option: a usage error
+    # Every unknown pass and bad option: a usage error. --mesh and --num-devices: the options
+    # of that name of every pass of the pipeline that has them, unless its text gives them.
+    steps = parse(passes, defaults={"num_devices": num_devices, "mesh": mesh})
     data = read_input(input)
     text = as_text(data)
     refuse_terminal(output, "bytecode" if text is None else None)  # the input's form
     _check_one_module(text, input)
     target = None if output in (None, STDIN) else Path(output)
-    options = Options(num_devices=num_devices, mesh=mesh)
     cases = split_input(text) if split_input_file and text is not None else [text or data]
     results, failures = [], 0
     for k, case in enumerate(cases):
         if k and target is None:
             write("// -----\n", None)
         try:
-            result = _warnings_named(input, run_passes, case, steps, options)
+            result = _warnings_named(input, run_passes, case, steps)
         except ShardyConvertError as e:  # reported; the next case still runs (like mlir-opt)
             click.echo(describe(e, file=input), err=True)
             failures += 1

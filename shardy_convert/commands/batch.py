@@ -1,5 +1,5 @@
 """Batches for the commands that rewrite inputs (`convert`, `v2`, `to-gspmd`): expand the
-inputs, read each once, run a transform of `converter.TRANSFORMS` on every graph, write each
+inputs, read each once, run the command's request (converter.py) on every graph, write each
 result safely. No click and no printing: `run` yields one `Outcome` per input, in input order,
 and the command line prints them.
 
@@ -12,20 +12,22 @@ read or written.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import os
 import signal
 import stat
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from ..errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe, naming_flag
 from ..formats import dump, meshes
 from ..formats.output import write_all
+
+if TYPE_CHECKING:
+    from ..converter import ConvertRequest, ToGspmdRequest, V2Request
 
 STDIN = "-"
 
@@ -42,35 +44,34 @@ class Item:
 
 @dataclass(frozen=True)
 class Job:
-    """A transform of `converter.TRANSFORMS` by name, with its keyword options. A transform
-    that takes `fallback_devices` gets, for each graph of a dump, the device count the dump's
-    graphs agree on; one that takes `meshes` gets the option `meshes` (a mesh file's) or, with
-    `find_meshes`, those of the mesh file beside each input (formats/meshes.py)."""
+    """What a batch command runs on every graph: `request`, a `converter.ConvertRequest`,
+    `V2Request` or `ToGspmdRequest` (its `run(module)`). A conversion takes, for each input,
+    the device count its dump's graphs agree on and, with `find_meshes`, the meshes of the
+    mesh file beside it unless the request names meshes (formats/meshes.py)."""
 
-    transform: str
-    options: dict = field(default_factory=dict)
+    request: ConvertRequest | V2Request | ToGspmdRequest
+    find_meshes: bool = False
 
     def apply(self, data: bytes, file: str) -> tuple[str | bytes | None, list[ShardyConvertError]]:
         """The transformed input, or None and every (located) error."""
-        from ..converter import TRANSFORMS
-
-        fn = TRANSFORMS[self.transform]
         try:
             source = dump.read(data, file)
         except ShardyConvertError as e:
             return None, [e]
-        if source.is_dump and self.options.get("emit") in BINARY_FORMS:
-            return None, [UsageError(_dump_stays_text(self.options["emit"]), file=file)]
-        options = dict(self.options)
-        if source.is_dump and "fallback_devices" in inspect.signature(fn).parameters:
-            options["fallback_devices"] = source.device_count
-        given, find = options.pop("meshes", None), options.pop("find_meshes", False)
-        if not options.get("mesh") and "meshes" in inspect.signature(fn).parameters:
-            try:  # --mesh-file, or the mesh file beside the input (a note says so)
-                options["meshes"] = meshes.for_input(file, given, find)
-            except ShardyConvertError as e:
-                return None, [e]
-        return dump.transform(source, lambda g: fn(g.text, **options), file)
+        from ..converter import ConvertRequest
+
+        request = self.request
+        if source.is_dump and request.emit in BINARY_FORMS:
+            return None, [UsageError(_dump_stays_text(request.emit), file=file)]
+        if isinstance(request, ConvertRequest):  # the one transform with per-input options
+            found = None
+            if not request.importer.mesh:
+                try:  # --mesh-file, or the mesh file beside the input (a note says so)
+                    found = meshes.for_input(file, request.importer.meshes, self.find_meshes)
+                except ShardyConvertError as e:
+                    return None, [e]
+            request = request.for_input(source.device_count if source.is_dump else None, found)
+        return dump.transform(source, lambda g: request.run(g.text), file)
 
 
 BINARY_FORMS = ("bytecode", "portable")

@@ -12,7 +12,6 @@ from ..ir import compat
 from ..ir.bindings import ir
 from ..ir.mlir import format_location
 from ..ir.walker import MODULE_SHARDING_ATTRS, SHARDING, Site, call_target, func_name, funcs, sites
-from ..options import Options
 from ..passes import pipeline
 from ..passes.import_custom_calls import unspecified_dims
 from ..sharding import HloSharding
@@ -42,12 +41,12 @@ def comparable(data: str | bytes, ctx: ir.Context, how: How) -> ir.Module:
     """
     mod = formats.load(data, ctx)
     import_round_trip(mod)
-    pipeline.run(mod, ["export-shardings"])
+    pipeline.run(mod, pipeline.build(["export-shardings"]))
     if how.inline:
-        pipeline.run(mod, ["inline-calls", "symbol-dce"])
+        pipeline.run(mod, pipeline.build(["inline-calls", "symbol-dce"]))
     if how.convert and next(sites(mod.operation), None) is not None:
-        convert_module(mod, Options(), validate=False)
-        pipeline.run(mod, ["export-shardings"])
+        convert_module(mod)
+        pipeline.run(mod, pipeline.build(["export-shardings"]))
     return formats.through_vhlo(mod, ctx)
 
 

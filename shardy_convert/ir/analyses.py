@@ -42,6 +42,6 @@ def keeping(given: dict | None = None) -> Iterator[Callable[[], None]]:
         _KEPT.reset(token)
 
 
-def preserved_by(run: Callable) -> bool:
-    """Whether the Python pass whose bound `run` this is keeps the analyses valid."""
-    return bool(getattr(getattr(run, "__self__", None), "PRESERVES_ANALYSES", False))
+def preserved_by(python_pass: object) -> bool:
+    """Whether a Python pass (an instance) keeps the analyses valid."""
+    return bool(getattr(type(python_pass), "PRESERVES_ANALYSES", False))

@@ -12,7 +12,8 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import ClassVar, Protocol
 
 import numpy as np
 from jaxlib.mlir import ir, passmanager
@@ -25,8 +26,15 @@ from .legacy_i1 import i1_hex_for_parser
 
 BYTECODE_MAGIC = b"ML\xefR"
 
-# A Python pass: (module operation) -> None; raise ShardyConvertError to fail.
-PythonPass = Callable[[ir.Operation], None]
+
+class PythonPass(Protocol):
+    """A project pass instance (passes/): `run(module operation)`; it raises a
+    ShardyConvertError to fail. `PRESERVES_ANALYSES` (a class attribute, default False): it
+    keeps what the module's analyses found valid (`analyses`)."""
+
+    NAME: ClassVar[str]
+
+    def run(self, module: ir.Operation): ...
 
 
 def new_context() -> ir.Context:
@@ -287,11 +295,11 @@ _LOC_BYTES = re.compile(rb"loc\(")
 
 def run_pipeline(
     module: ir.Module | ir.Operation,
-    steps: Sequence[str | tuple[str, PythonPass]],
+    steps: Sequence[str | PythonPass],
     verify_each: bool = True,
     given: dict | None = None,
 ) -> None:
-    """Runs Shardy/MLIR pass names and named Python passes, in order. Consecutive pass names
+    """Runs Shardy/MLIR pass text and Python pass instances, in order. Consecutive pass texts
     share one PassManager; a Python pass runs directly between them (jaxlib 0.7.1's
     `PassManager.add` takes no Python callables, so this is the one way on every release).
     With `verify_each` False, MLIR's verifier does not run after every pass (a whole-module
@@ -308,27 +316,24 @@ def run_pipeline(
         check_no_declarations(op)
     with op.context, analyses.keeping(given) as forget:
         for k, group in enumerate(_groups(steps)):
-            if isinstance(group, tuple):
-                _, run = group
-                run(op)
-                if not analyses.preserved_by(run):
+            if not isinstance(group, list):
+                group.run(op)
+                if not analyses.preserved_by(group):
                     forget()
                 if verify_each:
                     _verify_module(op, "pass pipeline failed")
                 continue
             if k and not verify_each:
-                # A Python pass came before (pass names are grouped): Shardy's C++ passes
+                # A Python pass came before (pass texts are grouped): Shardy's C++ passes
                 # may crash on invalid IR, so what our passes made is verified first.
                 _verify_module(op)
             _run_pass_manager(op, group, verify_each)
             forget()
 
 
-def _groups(
-    steps: Sequence[str | tuple[str, PythonPass]],
-) -> list[list[str] | tuple[str, PythonPass]]:
-    """Runs of consecutive pass names as lists; each Python pass on its own."""
-    groups: list[list[str] | tuple[str, PythonPass]] = []
+def _groups(steps: Sequence[str | PythonPass]) -> list[list[str] | PythonPass]:
+    """Runs of consecutive pass texts as lists; each Python pass on its own."""
+    groups: list[list[str] | PythonPass] = []
     for step in steps:
         if not isinstance(step, str):
             groups.append(step)

@@ -19,7 +19,7 @@ from ..sharding.export import to_hlo
 from ..sharding.sdy import AxisRef, DimSharding, Mesh, TensorSharding
 from .bindings import sdy
 from .mlir import string_value
-from .walker import body
+from .walker import body, sites
 
 MESH_OP = "sdy.mesh"
 MANUAL_COMPUTATION = "sdy.manual_computation"
@@ -151,3 +151,25 @@ def export_sharding(
     hlo = to_hlo(sharding, mesh, manual_axes)
     open_dims = tuple(k for k, d in enumerate(sharding.dims) if not d.is_closed)
     return Exported(str(hlo), open_dims)
+
+
+def is_shardy(module: ir.Operation) -> bool:
+    """True when the module already carries Shardy: an `sdy.mesh` and no `mhlo.sharding`
+    strings, or the round-trip form (`xla.sdy.meshes` frontend attribute)."""
+    if has_round_trip_meshes(module):
+        return True
+    return has_meshes(module) and next(sites(module), None) is None
+
+
+def has_meshes(module: ir.Operation) -> bool:
+    """Whether the module defines an `sdy.mesh`."""
+    return any(op.operation.name == MESH_OP for op in body(module).operations)
+
+
+def has_round_trip_meshes(module: ir.Operation) -> bool:
+    """Whether the module carries Shardy's round-trip form (a portable artifact's): meshes in
+    the `xla.sdy.meshes` frontend attribute."""
+    if "mhlo.frontend_attributes" not in module.attributes:
+        return False
+    attrs = module.attributes["mhlo.frontend_attributes"]
+    return isinstance(attrs, ir.DictAttr) and "xla.sdy.meshes" in attrs

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from ..errors import ShardyConvertError
@@ -63,6 +63,20 @@ class MatchGspmdBoundaryPass:
     allow_spmd_sharding_propagation_to_output: bool | tuple[bool, ...] = True
     compile_options: bytes | None = None  # the plugin's CompileOptionsProto, if any
     boundary_cache: str | None = None  # a directory for GSPMD's choices, if any
+
+    def like(self, importer: ImportShardingsPass) -> MatchGspmdBoundaryPass:
+        """This pass compiling the module as `importer` will read it: its device count, mesh
+        and propagation options (how convert() and the plugin put it before the import)."""
+        return replace(
+            self,
+            num_devices=importer.num_devices,
+            fallback_devices=importer.fallback_devices,
+            mesh=importer.mesh,
+            allow_spmd_sharding_propagation_to_parameters=(
+                importer.allow_spmd_sharding_propagation_to_parameters
+            ),
+            allow_spmd_sharding_propagation_to_output=importer.allow_spmd_sharding_propagation_to_output,
+        )
 
     def run(self, module: ir.Operation) -> None:
         outcome = self.match(module)

@@ -1,9 +1,8 @@
-"""Pass pipelines as data: the project's Python passes and Shardy's `sdy-*` passes in one list.
-
-A step is a pass name. Project passes come from `registry.PASSES`; any other name
-must be one of Shardy's passes jaxlib registers (e.g. `sdy-manual-axes-cleanup`). Pipelines
-may also be written as mlir-opt pipeline strings (`pipeline_text`); unknown names are reported
-all at once.
+"""Pass pipelines as data (xDSL's `PassPipeline`): a pipeline is a tuple of steps, each a
+project pass *instance* (a frozen dataclass of `registry.PASSES` whose fields are its options)
+or the text of a Shardy pass jaxlib registers (e.g. `sdy-manual-axes-cleanup`). The same
+instances come from mlir-opt pipeline text (`parse`, through `pipeline_text`): unknown names
+and bad options are reported all at once.
 """
 
 from __future__ import annotations
@@ -12,12 +11,12 @@ import functools
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..errors import ShardyConvertError, UsageError
 from ..ir.bindings import ir, passmanager
-from ..ir.mlir import PythonPass, cpp_stderr, new_context, run_pipeline
-from ..options import Options
+from ..ir.mlir import cpp_stderr, new_context, run_pipeline
+from ..ir.sdy_attrs import has_round_trip_meshes
 from . import pipeline_text
 from .import_shardings import ImportShardingsPass
 from .pipeline_text import Step
@@ -38,6 +37,9 @@ CONVERT_PIPELINE = (
     "sdy-manual-axes-cleanup",
 )
 
+#: A pipeline: project pass instances and Shardy pass text, run in order.
+Pipeline = tuple
+
 # Shardy's round-trip form (a portable artifact's `xla.sdy.*` attributes and custom calls)
 # back to the front-end form: jaxlib's registered pass reads the attributes, import-round-trip
 # rebuilds the manual computations, import-custom-calls turns the `@Sharding` calls (now
@@ -54,9 +56,11 @@ ROUND_TRIP_IMPORT = (
 SDY_IMPORT = "sdy-import-pipeline"
 
 
-def parse(pipeline: str | Sequence[str | Step]) -> tuple[Step, ...]:
-    """A pipeline string (`builtin.module(a, b{k=v})`, `a,b`) or a list of pass names, checked:
-    raises one UsageError naming every unknown pass and bad option."""
+def parse(pipeline: str | Sequence[str | Step], defaults: Mapping | None = None) -> Pipeline:
+    """A pipeline string (`builtin.module(a, b{k=v})`, `a,b`) or a list of pass names, checked
+    and built (`build`): raises one UsageError naming every unknown pass and bad option.
+    `defaults`: option values (by field name) for every project pass of the pipeline that has
+    such a field and is not given it in the text (`opt --num-devices N`)."""
     steps = pipeline_text.parse(_joined(pipeline))
     problems = [p for step in steps for p in _problems(step, top=True)]
     unknown = [p for p in problems if p.startswith("unknown:")]
@@ -69,7 +73,7 @@ def parse(pipeline: str | Sequence[str | Step]) -> tuple[Step, ...]:
         ]
     if problems:
         raise UsageError("; ".join(problems))
-    return steps
+    return build(steps, defaults)
 
 
 def _problems(step: Step, top: bool) -> list[str]:
@@ -144,46 +148,28 @@ def _shardy_passes() -> frozenset[str]:
     return frozenset(pipeline_text.registered_shardy_passes())
 
 
-def steps(
-    pipeline: str | Sequence[str] | tuple[Step, ...], options: Options
-) -> list[str | tuple[str, PythonPass]]:
-    """Instantiates the project passes: the options in the pipeline's `{...}` over those of
-    `options` the pass takes (`given`). Shardy's steps stay text."""
+def build(pipeline: str | Sequence[str | Step], defaults: Mapping | None = None) -> Pipeline:
+    """The pipeline's steps: each project pass an instance of its dataclass (the options in its
+    `{...}` over `defaults`, see `pipeline_text.instance`), every other step MLIR pipeline
+    text. Nothing is checked here (`parse` checks user text): for the project's own fixed
+    pipelines, whose names are known."""
     parsed = pipeline if _is_parsed(pipeline) else pipeline_text.parse(_joined(pipeline))
-    out: list[str | tuple[str, PythonPass]] = []
+    out: list = []
     for step in parsed:
         cls = PASSES.get(step.name) if step.nested is None else None
         if cls is None:
             out.append(str(step))
-            continue
-        kwargs = given(cls, options)
-        kwargs.update(pipeline_text.python_pass_options(step.name, cls, step.options))
-        out.append((step.name, cls(**kwargs).run))
-    return out
+        else:
+            out.append(pipeline_text.instance(step.name, cls, step.options, defaults))
+    return tuple(out)
 
 
-def given(cls, options: Options) -> dict:
-    """The conversion's options a project pass takes, each handed over by name here (a pass
-    field renamed is a TypeError, never an option silently dropped); None: the pass's default.
-    Only import-shardings and match-gspmd-boundary take any."""
-    # match-gspmd-boundary by name: its module is imported only when a pipeline runs it
-    if cls is not ImportShardingsPass and cls.NAME != "match-gspmd-boundary":
-        return {}
-    o = options
-    taken = {
-        "num_devices": o.num_devices,
-        "fallback_devices": o.fallback_devices,
-        "mesh": o.mesh,
-        "allow_spmd_sharding_propagation_to_parameters": (
-            o.allow_spmd_sharding_propagation_to_parameters
-        ),
-        "allow_spmd_sharding_propagation_to_output": o.allow_spmd_sharding_propagation_to_output,
-    }
-    if cls is ImportShardingsPass:
-        taken.update(strict=o.strict, mesh_device_ids=o.mesh_device_ids, meshes=o.meshes)
-    else:
-        taken.update(compile_options=o.compile_options, boundary_cache=o.boundary_cache)
-    return {k: v for k, v in taken.items() if v is not None}
+def conversion(importer: ImportShardingsPass, matcher=None) -> Pipeline:
+    """CONVERT_PIPELINE with `importer` (the conversion's options) as its import-shardings;
+    with `matcher` (a MatchGspmdBoundaryPass), GSPMD's boundary is pinned first, compiled
+    with the importer's device count, mesh and propagation options (`matcher.like`)."""
+    first = () if matcher is None else (matcher.like(importer),)
+    return (*first, importer, *build(CONVERT_PIPELINE[1:]))
 
 
 def _is_parsed(pipeline) -> bool:
@@ -194,11 +180,15 @@ def _joined(pipeline: str | Sequence[str | Step]) -> str:
     return pipeline if isinstance(pipeline, str) else ",".join(map(str, pipeline))
 
 
-def run(
-    module: ir.Module,
-    pipeline: str | Sequence[str] | tuple[Step, ...],
-    options: Options = Options(),
-    verify_each: bool = True,
-    given: dict | None = None,
-) -> None:
-    run_pipeline(module, steps(pipeline, options), verify_each, given)
+def run(module: ir.Module, steps: Pipeline, verify_each: bool = True, given: dict | None = None):
+    """Runs the steps (pass instances and MLIR pass text, `build`/`parse`) on `module`."""
+    run_pipeline(module, steps, verify_each, given)
+
+
+def import_round_trip(mod: ir.Module) -> bool:
+    """Reads Shardy's round-trip form (a portable artifact's `xla.sdy.*` attributes and custom
+    calls) back into the front-end form, in place; False when `mod` is not in that form."""
+    if not has_round_trip_meshes(mod.operation):
+        return False
+    run(mod, build(ROUND_TRIP_IMPORT))
+    return True

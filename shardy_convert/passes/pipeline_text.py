@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import re
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, is_dataclass
 
 from ..errors import ShardyConvertError, UsageError, clip
@@ -165,6 +166,16 @@ def python_pass_options(pass_name: str, cls, text: str) -> dict:
                 f'pass {pass_name}: option {key} must be {expected}, not "{clip(value, 40)}"{why}'
             ) from None
     return kwargs
+
+
+def instance(pass_name: str, cls, text: str = "", defaults: Mapping | None = None):
+    """The pass `cls` with the options of its `{key=value ...}` text, over `defaults` (option
+    values by field name, taken where `cls` has such a field: `opt --num-devices N` gives
+    every pass of its pipeline that counts devices that count, unless its text says)."""
+    names = {f.name for f in fields(cls)}
+    kwargs = {k: v for k, v in (defaults or {}).items() if k in names and v is not None}
+    kwargs.update(python_pass_options(pass_name, cls, text))
+    return cls(**kwargs)
 
 
 @functools.cache

@@ -116,10 +116,10 @@ def _to_shardy(
 ) -> tuple[int, ...] | None:
     """Converts in place; returns the device order taken out of the mesh, if any. With
     `matching`, GSPMD's boundary is compiled with the options `raw` (the plugin's bytes)."""
-    from ..converter import convert_module, is_shardy
+    from ..converter import ConvertRequest, convert_module, is_shardy
     from ..ir.bindings import ir
-    from ..options import Options
     from ..passes import pipeline
+    from ..passes.import_shardings import ImportShardingsPass
     from ..passes.iota_mesh import DEVICE_ORDER
 
     facts = {} if facts is None else facts
@@ -129,22 +129,24 @@ def _to_shardy(
     # strict: an uneven sharding (Shardy would compile another program) is refused, so the
     # plugin never gets a program known to compute differently; passthrough compiles the
     # original with GSPMD instead.
-    options = Options(
+    importer = ImportShardingsPass(
         num_devices=opts.num_partitions * opts.num_replicas,
+        meshes=meshes or None,
         allow_spmd_sharding_propagation_to_parameters=opts.propagate_to_parameters,
         allow_spmd_sharding_propagation_to_output=opts.propagate_to_output,
         strict=True,
-        match_gspmd_boundary=matching is not None,
-        compile_options=raw,
-        boundary_cache=matching.cache if matching else None,
-        meshes=meshes or None,
     )
+    matcher = None
+    if matching is not None:  # GSPMD's boundary, compiled with the program's own options
+        from ..passes.match_gspmd_boundary import MatchGspmdBoundaryPass
+
+        matcher = MatchGspmdBoundaryPass(compile_options=raw, boundary_cache=matching.cache)
     # import-shardings closes unannotated values; says which mesh it took (facts)
-    outcome = convert_module(mod, options, facts=facts)
+    outcome = convert_module(mod, ConvertRequest(importer, matcher), facts=facts)
     facts.setdefault("mesh_from", "")
     if outcome is not None and matching.report is not None:
         matching.report(name, outcome)
-    pipeline.run(mod, ["iota-mesh"], verify_each=False)
+    pipeline.run(mod, pipeline.build(["iota-mesh"]), verify_each=False)
     facts["mesh"] = _mesh_text(mod)
     attrs = mod.operation.attributes
     if DEVICE_ORDER not in attrs:
