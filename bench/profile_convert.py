@@ -51,8 +51,8 @@ PHASES = {
         "parse_module",
         "check_nesting",
         "print_module",
-        "run_pipeline",
     ],
+    "shardy_convert.ir.pass_manager": ["run_pipeline"],
     "shardy_convert.ir.walker": ["sites", "op_sites", "transform_shardings"],
     "shardy_convert.converter": ["convert_module", "_check_no_gspmd_left", "_verify", "is_shardy"],
 }

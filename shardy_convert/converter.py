@@ -8,17 +8,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from .errors import ModuleError, ShardyConvertError, ShardyConvertWarning, check_choice
+from .errors import (
+    ModuleError,
+    ShardyConvertError,
+    ShardyConvertNote,
+    ShardyConvertWarning,
+    check_choice,
+)
 from .formats import hlo
 from .formats import meshes as mesh_file
 from .formats import module as formats
+from .ir.analyses import Analyses
 from .ir.bindings import ir
-from .ir.mlir import has_locations, mlir_error, new_context, run_pipeline
+from .ir.mlir import has_locations, mlir_error, new_context
+from .ir.pass_manager import run_pipeline
 from .ir.sdy_attrs import has_meshes, is_shardy
 from .ir.walker import Mentions, sites
 from .options import parse_device_ids, parse_mesh
 from .passes import pipeline
-from .passes.import_shardings import MESH_FROM, ImportShardingsPass
+from .passes.import_shardings import ImportShardingsPass, MeshChoice
 from .passes.pipeline import import_round_trip
 
 if TYPE_CHECKING:
@@ -174,16 +182,12 @@ def _convert(module: str | bytes, request: ConvertRequest) -> str | bytes:
             if form == emit and as_it_is:
                 return module
         else:
-            facts: dict = {}
-            outcome = convert_module(mod, request, facts=facts, mentions=formats.mentions(module))
-            _warn_inferred(facts.get("mesh_from"))
-            if outcome is not None and outcome.reason is not None:
-                warnings.warn(
-                    f"GSPMD's boundary: {outcome.pinned} of {outcome.open} open values pinned; "
-                    f"{outcome.reason}",
-                    ShardyConvertWarning,
-                    stacklevel=3,
-                )
+            found = convert_module(mod, request, mentions=formats.mentions(module))
+            _warn_inferred(found.of(MeshChoice))
+            if request.matcher is not None:  # its module is imported: the matcher is made
+                from .passes.match_gspmd_boundary import Outcome
+
+                _warn_boundary(found.of(Outcome))
         return _same_type(formats.save(mod, emit, target_version, has_locations(module)), module)
 
 
@@ -208,11 +212,22 @@ def _mesh_options(mesh, device_ids, meshes) -> dict:
     return options
 
 
-def _warn_inferred(mesh_from: str | None) -> None:
-    if mesh_from and mesh_from.startswith("inferred: "):
-        why = mesh_from.removeprefix("inferred: ")
+def _warn_inferred(choice: MeshChoice | None) -> None:
+    if choice is not None and choice.mesh is None:
         warnings.warn(
-            f"the shardings fit none of the given meshes, the mesh is inferred from them: {why}",
+            "the shardings fit none of the given meshes, the mesh is inferred from them: "
+            f"{choice.why}",
+            ShardyConvertWarning,
+            stacklevel=4,
+        )
+
+
+def _warn_boundary(outcome: Outcome | None) -> None:
+    """match-gspmd-boundary's Outcome, where it left values open."""
+    if outcome is not None and outcome.reason is not None:
+        warnings.warn(
+            f"GSPMD's boundary: {outcome.pinned} of {outcome.open} open values pinned; "
+            f"{outcome.reason}",
             ShardyConvertWarning,
             stacklevel=4,
         )
@@ -314,12 +329,14 @@ def run_passes(module: str | bytes, passes: str | list[str] | pipeline.Pipeline)
     """Runs a pipeline of project and registered Shardy passes (`pipeline.parse`'s steps, or
     what it parses: a list of pass names, or a pipeline string like mlir-opt's,
     `builtin.module(import-shardings{num-devices=8}, sdy-close-shardings)`) and prints the
-    result, like mlir-opt / sdy_opt. Nothing is verified beyond what MLIR verifies after each
-    pass."""
+    result, like mlir-opt / sdy_opt; what a pass found (its result: iota-mesh's device order,
+    match-gspmd-boundary's outcome) is a ShardyConvertNote, as MLIR prints pass statistics.
+    Nothing is verified beyond what MLIR verifies after each pass."""
     steps = pipeline.parse(passes) if isinstance(passes, (str, list)) else passes
     with new_context() as ctx:
         mod = formats.load(formats.check_type(module), ctx)
-        pipeline.run(mod, steps)
+        for name, found in pipeline.run(mod, steps).found:
+            warnings.warn(ShardyConvertNote(f"{name}: {found}"), stacklevel=2)
         return _save_like(mod, module)
 
 
@@ -338,34 +355,19 @@ def split_input(text: str) -> list[str]:
 
 
 def convert_module(
-    mod: ir.Module,
-    request: ConvertRequest = ConvertRequest(),
-    *,
-    facts: dict | None = None,
-    mentions: Mentions | None = None,
-) -> Outcome | None:
-    """Runs the conversion pipeline (`request.pipeline`) on a parsed module, in place. The
-    module is verified once, after the project's Python passes and before Shardy's C++ passes
-    see it (run_pipeline does that); with `request.validate`, Shardy's import also runs on a
-    copy, which is verified; with `request.imported`, on the module itself. With a matcher,
-    match-gspmd-boundary runs first: returns what it did. `facts`, if given, gets `mesh_from`
-    when the importer was given `meshes`: which mesh was used, "user: <mesh>" or "inferred:
-    <why none of them fits>". `mentions`: those of the text `mod` was parsed from
-    (formats.mentions), if it is unchanged since: the walk for the sharded ops and custom
-    calls stops once it has found that many (match-gspmd-boundary changes the module: its
-    analyses are forgotten after it)."""
+    mod: ir.Module, request: ConvertRequest = ConvertRequest(), mentions: Mentions | None = None
+) -> pipeline.PipelineResult:
+    """Runs the conversion pipeline (`request.pipeline`) on a parsed module, in place, and
+    returns what its passes found (import-shardings' `MeshChoice` when it was given meshes,
+    match-gspmd-boundary's `Outcome` when it ran). The module is verified once, after the
+    project's Python passes and before Shardy's C++ passes see it (run_pipeline does that);
+    with `request.validate`, Shardy's import also runs on a copy, which is verified; with
+    `request.imported`, on the module itself. `mentions`: those of the text `mod` was parsed
+    from (formats.mentions), if it is unchanged since: the walk for the sharded ops and custom
+    calls stops once it has found that many (match-gspmd-boundary changes the module: the
+    run's analyses are forgotten after it)."""
     given = None if mentions is None else {("mentions", mod.operation): mentions}
-    pipeline.run(mod, request.pipeline, verify_each=False, given=given)
-    outcome = None
-    if request.matcher is not None:
-        from .passes.match_gspmd_boundary import Outcome
-
-        outcome = Outcome.read(mod.operation)
-    attrs = mod.operation.attributes
-    if MESH_FROM in attrs:  # import-shardings' word on the meshes: never left in the output
-        if facts is not None:
-            facts["mesh_from"] = ir.StringAttr(attrs[MESH_FROM]).value
-        del attrs[MESH_FROM]
+    found = pipeline.run(mod, request.pipeline, verify_each=False, analyses=Analyses(given))
     _check_no_gspmd_left(mod.operation)
     if request.imported:
         run_pipeline(mod, [pipeline.SDY_IMPORT], verify_each=False)
@@ -377,7 +379,7 @@ def convert_module(
             _verify(copy, "Shardy's import pipeline rejects the converted module")
         finally:
             copy.erase()
-    return outcome
+    return found
 
 
 def _verify(op: ir.Operation, what: str) -> None:

@@ -4,6 +4,7 @@ SHARDY_CONVERT_HOOK, and `library_path()`/`environment()` set up a plugin by han
 
 from __future__ import annotations
 
+from .plugin.program import convert_program
 from .plugin.wrapper import (
     EMITS,
     ENV_EMIT,
@@ -15,7 +16,6 @@ from .plugin.wrapper import (
     Session,
     caller_device_assignment,
     configure,
-    convert_program,
     environment,
     library_path,
     on_compile,

@@ -5,6 +5,8 @@ feature, the fallback is forced here so both paths are tested on every release."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
@@ -12,7 +14,9 @@ from jaxlib.mlir.dialects import stablehlo
 from shardy_convert.errors import ShardyConvertError
 from shardy_convert.formats import module as formats
 from shardy_convert.ir import compat
-from shardy_convert.ir.mlir import new_context, parse_module, run_pipeline
+from shardy_convert.ir.analyses import Analyses
+from shardy_convert.ir.mlir import new_context, parse_module
+from shardy_convert.ir.pass_manager import run_pipeline
 
 from .conftest import TESTDATA
 
@@ -102,13 +106,36 @@ def test_comparable_text_spells_each_releases_printing_one_way():
 # --- the pipeline runner: Python passes between PassManagers -------------------------------
 
 
-def _record(log: list[str], name: str, error: Exception | None = None):
-    def run(op: ir.Operation) -> None:
-        log.append(name)
-        if error is not None:
-            raise error
+@dataclass(frozen=True)
+class _Record:
+    """A Python pass that logs its name, and raises `error` or returns `result`."""
 
-    return (name, run)
+    NAME: str
+    log: list
+    error: Exception | None = None
+    result: object = None
+    PRESERVES_ANALYSES = False
+
+    def run(self, op: ir.Operation, analyses: Analyses | None = None) -> object:
+        self.log.append(self.NAME)
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+def _record(log: list[str], name: str, error: Exception | None = None) -> _Record:
+    return _Record(name, log, error)
+
+
+@dataclass(frozen=True)
+class _Keep(_Record):
+    """Computes an analysis, or checks it is still there; it preserves analyses."""
+
+    PRESERVES_ANALYSES = True
+
+    def run(self, op: ir.Operation, analyses: Analyses | None = None) -> object:
+        self.log.append(analyses.get("fact", lambda: self.NAME))
+        return None
 
 
 def _converted() -> str:
@@ -156,13 +183,38 @@ def test_an_unexpected_exception_in_a_python_pass_is_raised_as_it_is():
     assert log == ["a"]
 
 
-def _break_module(op: ir.Operation) -> None:
-    """Makes the module invalid: a sharding naming a mesh that does not exist."""
-    ops = op.regions[0].blocks[0].operations
-    main = next(o.operation for o in ops if o.operation.name == "func.func")
-    attrs = main.attributes["arg_attrs"]
-    broken = ir.Attribute.parse("{sdy.sharding = #sdy.sharding<@nowhere, [{}, {}]>}")
-    main.attributes["arg_attrs"] = ir.ArrayAttr.get([broken, *list(attrs)[1:]])
+class _Break(_Record):
+    def run(self, op: ir.Operation, analyses: Analyses | None = None) -> None:
+        """Makes the module invalid: a sharding naming a mesh that does not exist."""
+        ops = op.regions[0].blocks[0].operations
+        main = next(o.operation for o in ops if o.operation.name == "func.func")
+        attrs = main.attributes["arg_attrs"]
+        broken = ir.Attribute.parse("{sdy.sharding = #sdy.sharding<@nowhere, [{}, {}]>}")
+        main.attributes["arg_attrs"] = ir.ArrayAttr.get([broken, *list(attrs)[1:]])
+
+
+def test_what_passes_found_comes_back_from_the_run_in_order():
+    log: list[str] = []
+    with new_context() as ctx:
+        module = parse_module(_converted(), ctx)
+        steps = [_Record("a", log, result=1), _record(log, "b"), _Record("c", log, result="x")]
+        assert run_pipeline(module, steps) == [("a", 1), ("c", "x")]
+
+
+def test_the_run_owns_its_analyses_and_forgets_them_after_a_step_that_does_not_keep_them():
+    log: list[str] = []
+    with new_context() as ctx:
+        module = parse_module(_converted(), ctx)
+        analyses = Analyses({"given": 1})
+        steps = [_Keep("first", log), _Keep("kept", log), _record(log, "other"), _Keep("new", log)]
+        run_pipeline(module, steps, analyses=analyses)
+        assert log == ["first", "first", "other", "new"]  # the third walk is a new one
+        assert analyses.peek("given") is None  # `other` kept nothing valid
+        log.clear()
+        run_pipeline(module, [_Keep("alone", log)], analyses=Analyses({"fact": "given"}))
+        run_pipeline(module, [_Keep("fresh", log)])  # a run of its own: nothing kept
+        run_pipeline(module, [_Keep("mlir", log), "sdy-manual-axes-cleanup", _Keep("after", log)])
+        assert log == ["given", "fresh", "mlir", "after"]  # Shardy's passes keep nothing
 
 
 @pytest.mark.parametrize(
@@ -172,7 +224,7 @@ def _break_module(op: ir.Operation) -> None:
 def test_invalid_ir_from_a_python_pass_never_reaches_shardys_passes(verify_each, message):
     with new_context() as ctx:
         module = parse_module(_converted(), ctx)
-        steps = [("break", _break_module), "sdy-lift-inlined-meshes"]
+        steps = [_Break("break", []), "sdy-lift-inlined-meshes"]
         with pytest.raises(ShardyConvertError, match=message):
             run_pipeline(module, steps, verify_each=verify_each)
 

@@ -18,7 +18,7 @@ import pytest
 from shardy_convert.errors import ShardyConvertError
 from shardy_convert.formats import hlo
 from shardy_convert.formats import module as formats
-from shardy_convert.plugin import compile_options, wrapper
+from shardy_convert.plugin import compile_options, program, wrapper
 
 from . import pjrt_plugin
 from .conftest import TESTDATA
@@ -98,7 +98,7 @@ def portable(text: str) -> bytes:
 
 
 def test_a_portable_gspmd_program_comes_back_portable_shardy():
-    code, form, options, order = wrapper.convert_program(
+    code, form, options, order = program.convert_program(
         portable(MATMUL), "mlir", jaxlib_options(8)
     )
     assert order == b""  # identity device order: the caller's own assignment
@@ -111,7 +111,7 @@ def test_a_portable_gspmd_program_comes_back_portable_shardy():
 
 @pytest.mark.parametrize("emit", ["text", "bytecode"])
 def test_sdy_text_or_bytecode_on_request(emit):
-    code, *_ = wrapper.convert_program(portable(MATMUL), "mlir", jaxlib_options(8), emit=emit)
+    code, *_ = program.convert_program(portable(MATMUL), "mlir", jaxlib_options(8), emit=emit)
     assert formats.detect(code) == emit
     if emit == "text":
         assert b"sdy.mesh @mesh" in code
@@ -124,7 +124,7 @@ def test_an_hlo_proto_is_converted_too():
 
     hlo = _jax.mlir.mlir_module_to_xla_computation(MATMUL, use_tuple_args=False)
     assert isinstance(hlo, xc.XlaComputation)
-    code, form, *_ = wrapper.convert_program(
+    code, form, *_ = program.convert_program(
         hlo.as_serialized_hlo_module_proto(), "hlo", jaxlib_options(8)
     )
     assert form == b"mlir"
@@ -149,7 +149,7 @@ def test_unannotated_main_values_follow_the_propagation_options(to_parameters, t
     """XLA's importer: closed replicated where the options allow no propagation (torch_xla:
     to parameters no, to the output yes), else left open to Shardy's propagation."""
     options = jaxlib_options(8, to_parameters=to_parameters, to_output=to_output)
-    text, *_ = wrapper.convert_program(UNANNOTATED.encode(), "mlir", options, emit="text")
+    text, *_ = program.convert_program(UNANNOTATED.encode(), "mlir", options, emit="text")
     signature = next(line for line in text.decode().splitlines() if "func.func @main" in line)
     params, results = signature.split("->")
     assert (f"%arg1: tensor<8x8xf32> {{{CLOSED}}}" in params) == (not to_parameters[0])
@@ -163,7 +163,7 @@ def test_a_flag_list_of_the_wrong_length_fails_located_as_in_convert():
     """One reading of XLA's flag rule (options.propagation_flags) for the CLI and the plugin."""
     options = jaxlib_options(8, to_parameters=(True, False))
     with pytest.raises(ShardyConvertError) as error:
-        wrapper.convert_program(UNANNOTATED.encode(), "mlir", options, emit="text")
+        program.convert_program(UNANNOTATED.encode(), "mlir", options, emit="text")
     message = str(error.value)
     line = UNANNOTATED.splitlines().index(next(x for x in UNANNOTATED.splitlines() if "@main" in x))
     assert f"{line + 1}:1: allow_spmd_sharding_propagation_to_parameters has 2 values" in message
@@ -224,7 +224,7 @@ def test_torch_xlas_own_hlo_proto_compiles_to_the_same_program():
     proto = (TESTDATA / "torch_xla" / "tp_mlp_train.hlo.pb").read_bytes()
     with new_context() as ctx, pytest.raises(ShardyConvertError, match="dialect 'mhlo'"):
         formats.load(bytes(_jax.mlir.hlo_to_stablehlo(proto)), ctx, trusted=True)
-    code, form, options, order = wrapper.convert_program(
+    code, form, options, order = program.convert_program(
         proto, "hlo", jaxlib_options(8), emit="text"
     )
     assert (form, order) == (b"mlir", b"")
@@ -232,7 +232,7 @@ def test_torch_xlas_own_hlo_proto_compiles_to_the_same_program():
     assert b"sdy.mesh @mesh" in code
     assert b"mhlo.sharding" not in code
     assert compile_options.parse(options).use_shardy_partitioner
-    portable_code, *_ = wrapper.convert_program(proto, "hlo", jaxlib_options(8))
+    portable_code, *_ = program.convert_program(proto, "hlo", jaxlib_options(8))
     assert formats.detect(portable_code) == "portable"
     report = compare(hlo.to_stablehlo(proto), code, 8)
     assert report.verdict in (Verdict.SAME, Verdict.REASSOCIATED), str(report)
@@ -465,7 +465,7 @@ GATHER_ARGS = [
 
 
 def test_a_custom_order_leaves_the_mesh_for_the_device_assignment():
-    text, _, options, order = wrapper.convert_program(
+    text, _, options, order = program.convert_program(
         GATHER.encode(), "mlir", jaxlib_options(8), emit="text"
     )
     ids = [int(i) for i in np.frombuffer(order, dtype="<i4")]
@@ -488,7 +488,7 @@ def test_compiled_shardings_are_relabelled_into_the_callers_ids():
     from shardy_convert.ir import compat
     from shardy_convert.plugin.optimized_program import relabel_program
 
-    text, _, _, order = wrapper.convert_program(
+    text, _, _, order = program.convert_program(
         GATHER.encode(), "mlir", jaxlib_options(8), emit="text"
     )
     exe = pjrt_plugin.compile(text.decode(), 8, shardy=True)
@@ -552,7 +552,7 @@ def test_a_bug_follows_the_failure_policy_and_is_counted_apart(monkeypatch, capl
     def a_bug(*args, **kwargs):
         return {}["no such key"]
 
-    monkeypatch.setattr(wrapper, "convert_program", a_bug)
+    monkeypatch.setattr(wrapper, "convert", a_bug)
     program, options = portable(MATMUL), jaxlib_options(8)
     session = wrapper.Session(on_error="passthrough")
     with caplog.at_level("WARNING", logger="shardy_convert.wrapper"):

@@ -1,45 +1,39 @@
-"""Analyses, MLIR's idea in small: a fact about a module that a pass computes (one walk over
-its ops, `walker.op_index`) is kept for the passes after it in the same pipeline run, until a
-step runs that does not declare it preserved (a Python pass class with `PRESERVES_ANALYSES =
-True` adds and removes no op inside the module's functions and no custom call; Shardy's C++
-passes and every other Python pass forget them all). Outside a pipeline run nothing is kept."""
+"""Analyses, MLIR's AnalysisManager in small: a fact about a module that a pass computes (one
+walk over its ops, `walker.op_index`) is kept for the passes after it in the same pipeline run,
+until a step runs that does not declare it preserved (a Python pass class with
+`PRESERVES_ANALYSES = True` adds and removes no op inside the module's functions and no custom
+call; Shardy's C++ passes and every other Python pass forget them all).
+
+The pipeline run owns one `Analyses` and hands it to each pass's `run(module, analyses)`; a
+pass run on its own (None) computes what it needs. Nothing is kept between runs."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Hashable, Iterator
-from contextvars import ContextVar
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
-_KEPT: ContextVar[dict | None] = ContextVar("shardy_convert_analyses", default=None)
 
+class Analyses:
+    """What the passes of one pipeline run found about its module, by key (a kind and the
+    module operation: `("op_index", module)`), starting with the facts `given` by the caller
+    (what it knows of the module as it is now, `("mentions", module)`)."""
 
-def get(key: Hashable, compute: Callable[[], Any]) -> Any:
-    """`compute()`, or what it returned for `key` earlier in this pipeline run."""
-    kept = _KEPT.get()
-    if kept is None:
-        return compute()
-    if key not in kept:
-        kept[key] = compute()
-    return kept[key]
+    def __init__(self, given: Mapping | None = None) -> None:
+        self._kept: dict = dict(given or {})
 
+    def get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """`compute()`, or what it returned for `key` earlier in this run."""
+        if key not in self._kept:
+            self._kept[key] = compute()
+        return self._kept[key]
 
-def peek(key: Hashable) -> Any:
-    """What is kept for `key` in this pipeline run, else None (nothing is computed)."""
-    kept = _KEPT.get()
-    return None if kept is None else kept.get(key)
+    def peek(self, key: Hashable) -> Any:
+        """What is kept for `key`, else None (nothing is computed)."""
+        return self._kept.get(key)
 
-
-@contextlib.contextmanager
-def keeping(given: dict | None = None) -> Iterator[Callable[[], None]]:
-    """Analyses are kept inside (one pipeline run), starting with the facts `given` by the
-    caller (what it knows of the module as it is now); the yielded function forgets them all."""
-    kept: dict = dict(given or {})
-    token = _KEPT.set(kept)
-    try:
-        yield kept.clear
-    finally:
-        _KEPT.reset(token)
+    def forget(self) -> None:
+        """After a step that does not preserve them: nothing found so far is valid."""
+        self._kept.clear()
 
 
 def preserved_by(python_pass: object) -> bool:

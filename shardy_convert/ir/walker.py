@@ -17,7 +17,8 @@ from jaxlib.mlir import ir
 from ..errors import ModuleError, ShardyConvertError, clip
 from ..sharding import HloSharding, parse
 from ..sharding.import_rules import Placed, ValueType
-from . import analyses, compat
+from . import compat
+from .analyses import Analyses
 from .mlir import format_location, string_value
 from .value_attrs import ValueAttrs, edited, value_types_of
 
@@ -158,14 +159,17 @@ def call_target(op: ir.Operation) -> str | None:
     return string_value(op.attributes["call_target_name"])
 
 
-def sites(module: ir.Operation, ops: bool = True) -> Iterator[Site]:
+def sites(
+    module: ir.Operation, ops: bool = True, analyses: Analyses | None = None
+) -> Iterator[Site]:
     """Every sharding string of the module, in the documented order; with `ops` False only
-    those of the module and of func arguments/results (no walk over the ops)."""
+    those of the module and of func arguments/results (no walk over the ops). The walk is the
+    one `analyses` keeps (`op_index`), if given."""
     mod = module
     for attr in MODULE_SHARDING_ATTRS:
         if attr in mod.attributes:
             yield from _module_sites(mod, attr)
-    sharded = op_index(module).sharded if ops else {}
+    sharded = op_index(module, analyses=analyses).sharded if ops else {}
     for func in funcs(module):
         yield from _attr_sites(func, "arg_attrs", "arg")
         yield from _attr_sites(func, "res_attrs", "result")
@@ -279,11 +283,14 @@ def _left_to_find(module: ir.Operation, mentions: Mentions) -> list[int]:
     return [max(mentions.shardings - signature, 0), mentions.custom_calls]
 
 
-def op_index(module: ir.Operation, fresh: bool = False) -> OpIndex:
-    """The OpIndex of `module`: the one an earlier pass of this pipeline run made, unless
-    `fresh` (the caller added or removed ops since) or a step in between did not preserve it.
-    The walk stops early where the pipeline run was given the module text's `Mentions`."""
-    if fresh:
+def op_index(
+    module: ir.Operation, fresh: bool = False, analyses: Analyses | None = None
+) -> OpIndex:
+    """The OpIndex of `module`: the one an earlier pass of the pipeline run that owns
+    `analyses` made, unless `fresh` (the caller added or removed ops since) or a step in
+    between did not preserve it. The walk stops early where the run was given the module
+    text's `Mentions`. Without `analyses` (a pass run on its own): a walk of its own."""
+    if fresh or analyses is None:
         return OpIndex.build(module)
     return analyses.get(
         ("op_index", module), lambda: OpIndex.build(module, analyses.peek(("mentions", module)))

@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from ..errors import ModuleError
 from ..ir import compat
+from ..ir.analyses import Analyses
 from ..ir.bindings import ir
 from ..ir.mlir import op_location
 from ..ir.ops import find_ops
@@ -48,7 +49,7 @@ class ExportShardingsPass:
 
     NAME: ClassVar[str] = "export-shardings"
 
-    def run(self, module: ir.Operation) -> None:
+    def run(self, module: ir.Operation, analyses: Analyses | None = None) -> None:
         meshes = read_meshes(module)
         if not meshes:
             return

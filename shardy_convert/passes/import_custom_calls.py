@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..errors import ModuleError, ShardyConvertError
+from ..ir.analyses import Analyses
 from ..ir.bindings import ir, sdy
 from ..ir.manual_regions import (
     FULL_TO_SHARD,
@@ -42,8 +43,8 @@ class ImportCustomCallsPass:
 
     NAME: ClassVar[str] = "import-custom-calls"
 
-    def run(self, module: ir.Operation) -> None:
-        calls = _sharding_custom_calls(module)
+    def run(self, module: ir.Operation, analyses: Analyses | None = None) -> None:
+        calls = _sharding_custom_calls(module, analyses)
         if not any(calls.values()):
             return
         with module.context:
@@ -94,10 +95,12 @@ def _check_custom_call(op: ir.Operation, target: str) -> None:
             )
 
 
-def _sharding_custom_calls(module: ir.Operation, fresh: bool = False) -> dict[str, list]:
+def _sharding_custom_calls(
+    module: ir.Operation, analyses: Analyses | None = None, fresh: bool = False
+) -> dict[str, list]:
     """The `@Sharding` and manual-boundary custom calls of the module, by target, in pre-order
-    (from the walk import-shardings made, unless `fresh`)."""
-    calls = op_index(module, fresh).custom_calls
+    (from the walk import-shardings made, kept in `analyses`, unless `fresh`)."""
+    calls = op_index(module, fresh, analyses).custom_calls
     return {t: list(calls.get(t, ())) for t in ("Sharding", FULL_TO_SHARD, SHARD_TO_FULL)}
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..errors import ModuleError
+from ..ir.analyses import Analyses
 from ..ir.bindings import ir
 from ..ir.mlir import op_location, string_value
 from ..ir.ops import clone_body, find_ops
@@ -33,7 +34,7 @@ class ImportRoundTripPass:
 
     NAME: ClassVar[str] = "import-round-trip"
 
-    def run(self, module: ir.Operation) -> None:
+    def run(self, module: ir.Operation, analyses: Analyses | None = None) -> None:
         bodies = {func_name(f): f for f in funcs(module) if func_name(f).startswith(BODY_PREFIX)}
         if not bodies:
             return

@@ -14,6 +14,7 @@ from ..errors import (
     ShardyConvertError,
     ShardyConvertWarning,
 )
+from ..ir.analyses import Analyses
 from ..ir.bindings import ir
 from ..ir.mlir import format_location
 from ..ir.sdy_attrs import MESH_OP, mesh_attr, replicated
@@ -40,9 +41,19 @@ from ..sharding.uneven import uneven_dims
 # into `sdy.manual_computation` and needs the GSPMD strings to know the manual axes.
 MANUAL_BOUNDARIES = ("SPMDFullToShardShape", "SPMDShardToFullShape")
 
-#: Module attribute left for the caller when `meshes` were given: "user: <the mesh picked>"
-#: or "inferred: <why none fits>" (the caller reads and removes it).
-MESH_FROM = "shardy_convert.mesh_from"
+
+@dataclass(frozen=True)
+class MeshChoice:
+    """What import-shardings returns when it was given the program's meshes (`meshes`): the
+    one it planned on (`mesh`, as that mesh describes itself: `Mesh((2, 4), ('data',
+    'model'))`), or None where none fits and the mesh is inferred from the shardings (`why`:
+    a reason per mesh)."""
+
+    mesh: str | None
+    why: str = ""
+
+    def __str__(self) -> str:
+        return f"user: {self.mesh}" if self.mesh is not None else f"inferred: {self.why}"
 
 
 @dataclass(frozen=True)
@@ -69,7 +80,7 @@ class ImportShardingsPass:
     mesh_device_ids: tuple[int, ...] | None = None
     # The meshes the program created (torch_xla Meshes, a mesh file), most preferred first:
     # without `mesh`, the one the shardings fit (sharding/mesh_fit.py), else the inferred
-    # mesh; which and why goes into the module attribute MESH_FROM.
+    # mesh; which and why is what `run` returns (a MeshChoice).
     meshes: tuple[UserMesh, ...] | None = None
     # torch_xla's compile options: parameters keep their placement, outputs are propagated.
     allow_spmd_sharding_propagation_to_parameters: bool | tuple[bool, ...] = False
@@ -77,11 +88,11 @@ class ImportShardingsPass:
     # An uneven sharding (see sharding/uneven.py) is an error, not a warning.
     strict: bool = False
 
-    def run(self, module: ir.Operation) -> None:
-        found = self.check(module)
+    def run(self, module: ir.Operation, analyses: Analyses | None = None) -> MeshChoice | None:
+        found = self.check(module, analyses)
         count = self.num_devices or num_partitions(module)
         try:
-            plan = self.plan(module, [s for _, s in found])
+            plan, choice = self.plan(module, [s for _, s in found])
         except ShardyConvertError as e:
             where = _blame(found, count, self.mesh, self.mesh_device_ids)
             raise e.located(location=where) from None
@@ -98,6 +109,7 @@ class ImportShardingsPass:
             for values in edits.values():
                 if values.changed:
                     values.save()
+        return choice
 
     def closed_unannotated(
         self, module: ir.Operation, edits: dict | None = None
@@ -129,12 +141,14 @@ class ImportShardingsPass:
             ]
         return closed
 
-    def check(self, module: ir.Operation) -> list[tuple[Site, HloSharding]]:
+    def check(
+        self, module: ir.Operation, analyses: Analyses | None = None
+    ) -> list[tuple[Site, HloSharding]]:
         """The import rules (`sharding.import_rules`), which need only the GSPMD strings and the
         value types, before anything is rewritten; raises the first error. It runs first in
         `run`, and the convert pipeline starts with this pass: errors quote the strings as the
         user wrote them."""
-        found = [(site, site.parse()) for site in sites(module)]
+        found = [(site, site.parse()) for site in sites(module, analyses=analyses)]
         facts = import_rules.ModuleFacts(
             _distinct(found),
             self.num_devices or num_partitions(module),
@@ -146,30 +160,26 @@ class ImportShardingsPass:
         _check_num_partitions(module, self.num_devices)
         return found
 
-    def plan(self, module: ir.Operation, shardings: list[HloSharding]) -> MeshPlan:
+    def plan(
+        self, module: ir.Operation, shardings: list[HloSharding]
+    ) -> tuple[MeshPlan, MeshChoice | None]:
+        """The mesh plan, and which of `meshes` it is on (None when none were given)."""
         count = self.num_devices or num_partitions(module)
-        hint, order = self.user_mesh(module, shardings, count or self.fallback_devices)
+        hint, order, choice = self.user_mesh(shardings, count or self.fallback_devices)
         plan = plan_mesh(shardings, num_devices=count, hint=hint, order=order)
         if not plan.device_count_known and self.fallback_devices:
             plan = plan_mesh(shardings, num_devices=self.fallback_devices, hint=hint, order=order)
-        return plan
+        return plan, choice
 
-    def user_mesh(
-        self, module: ir.Operation, shardings: list[HloSharding], count: int | None
-    ) -> tuple[tuple[tuple[str, int], ...] | None, tuple[int, ...] | None]:
-        """The axes and device order to plan with: `mesh` as given, else the mesh of `meshes`
-        the shardings fit (recorded in MESH_FROM, as is why none fits), else none."""
+    def user_mesh(self, shardings: list[HloSharding], count: int | None) -> tuple:
+        """(axes, device order, MeshChoice) to plan with: `mesh` as given, else the mesh of
+        `meshes` the shardings fit (or none, and why), else none."""
         if self.mesh or not self.meshes:
-            return self.mesh, self.mesh_device_ids
+            return self.mesh, self.mesh_device_ids, None
         choice = choose(shardings, self.meshes, count)
         if choice.mesh is None:
-            text = f"inferred: {choice.reason()}"
-        else:
-            text = f"user: {choice.mesh.describe()}"
-        module.attributes[MESH_FROM] = ir.StringAttr.get(text, context=module.context)
-        if choice.mesh is None:
-            return None, None
-        return choice.mesh.axes, choice.mesh.ids
+            return None, None, MeshChoice(None, choice.reason())
+        return choice.mesh.axes, choice.mesh.ids, MeshChoice(choice.mesh.describe())
 
 
 def _distinct(found: list[tuple[Site, HloSharding]]) -> tuple[import_rules.Placed, ...]:

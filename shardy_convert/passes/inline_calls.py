@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..ir.analyses import Analyses
 from ..ir.bindings import ir
 from ..ir.ops import clone_body, find_ops
 from ..ir.walker import callee, func_name, funcs
@@ -22,7 +23,7 @@ class InlineCallsPass:
 
     NAME: ClassVar[str] = "inline-calls"
 
-    def run(self, module: ir.Operation) -> None:
+    def run(self, module: ir.Operation, analyses: Analyses | None = None) -> None:
         by_name = {func_name(f): f for f in funcs(module) if len(f.regions[0].blocks)}
         with module.context:
             for _ in range(MAX_DEPTH):

@@ -9,32 +9,44 @@ from typing import ClassVar
 import numpy as np
 
 from ..errors import ModuleError
+from ..ir.analyses import Analyses
 from ..ir.bindings import ir, sdy
 from ..ir.mlir import format_location
 from ..ir.sdy_attrs import MESH_OP
 from ..ir.walker import body
 
-#: Module attribute holding the order taken out of the meshes: partition p of the compiled
-#: program must run on the device the original program calls `order[p]`.
-DEVICE_ORDER = "shardy_convert.device_order"
 STABLEHLO_MESH = "stablehlo.mesh"
 
 
 @dataclass(frozen=True)
+class DeviceOrder:
+    """What iota-mesh returns when it took a custom order out of the meshes: partition p of
+    the compiled program must run on the device the original program calls `order[p]`."""
+
+    order: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return (
+            f"device order {','.join(map(str, self.order))} taken out of the mesh (compile "
+            "with it as the device assignment)"
+        )
+
+
+@dataclass(frozen=True)
 class IotaMeshPass:
-    """Drops `device_ids` from every mesh with axes and records that order in the module
-    attribute `shardy_convert.device_order`; a maximal mesh `<[], device_ids=[k]>` is
-    renumbered to k's position in the order. XLA's partitioner computes some ops (gather, dots
-    with a sharded contracting dim) wrongly on explicit device lists; an iota mesh compiled with
-    the order as its device assignment is how JAX expresses a custom order."""
+    """Drops `device_ids` from every mesh with axes and returns that order (a `DeviceOrder`);
+    a maximal mesh `<[], device_ids=[k]>` is renumbered to k's position in the order. XLA's
+    partitioner computes some ops (gather, dots with a sharded contracting dim) wrongly on
+    explicit device lists; an iota mesh compiled with the order as its device assignment is
+    how JAX expresses a custom order."""
 
     NAME: ClassVar[str] = "iota-mesh"
 
-    def run(self, module: ir.Operation) -> None:
+    def run(self, module: ir.Operation, analyses: Analyses | None = None) -> DeviceOrder | None:
         meshes = [op for op in body(module).operations if op.operation.name == MESH_OP]
         custom = [op for op in meshes if len(_mesh(op).axes) and _order(op)]
         if not custom:
-            return
+            return None
         order = _order(custom[0])
         other = next((op for op in custom if _order(op) != order), None)
         if other is not None:
@@ -50,7 +62,7 @@ class IotaMeshPass:
             ids = [] if len(mesh.axes) else [position.get(d, d) for d in _order(op)]
             op.operation.attributes["mesh"] = sdy.MeshAttr.get(list(mesh.axes), ids)
             _mirror_device_ids(op.operation, ids)
-        module.attributes[DEVICE_ORDER] = ir.DenseI64ArrayAttr.get(list(order))
+        return DeviceOrder(order)
 
 
 def _mirror_device_ids(op: ir.Operation, ids: list[int]) -> None:

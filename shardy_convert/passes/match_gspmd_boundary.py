@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from ..errors import ShardyConvertError
+from ..ir.analyses import Analyses
 from ..ir.bindings import ir
 from ..ir.value_attrs import ValueAttrs
 from ..ir.walker import SDY_SHARDING, SHARDING, func_name, funcs
@@ -15,15 +16,12 @@ from ..sharding.mesh import plan_mesh
 from .gspmd_boundary import gspmd_boundary
 from .import_shardings import ImportShardingsPass
 
-#: Module attribute where the pass says what it did (a string, see `Outcome`); the converter
-#: reads it and removes it.
-OUTCOME = "shardy_convert.gspmd_boundary"
-
 
 @dataclass(frozen=True)
 class Outcome:
-    """What the pass did to one module: `pinned` of `open` values got GSPMD's sharding; where
-    some did not, `reason` says why (they stay open, for Shardy's propagation to decide)."""
+    """What the pass did to one module (what its `run` returns): `pinned` of `open` values got
+    GSPMD's sharding; where some did not, `reason` says why (they stay open, for Shardy's
+    propagation to decide)."""
 
     open: int = 0
     pinned: int = 0
@@ -34,17 +32,6 @@ class Outcome:
         text = f"{self.pinned} of {self.open} open values pinned; {self.seconds:.3f} s"
         return text if self.reason is None else f"{text}; {self.reason}"
 
-    @classmethod
-    def read(cls, module: ir.Operation) -> Outcome | None:
-        """The outcome the pass left on `module` (and removes it), None if it did not run."""
-        if OUTCOME not in module.attributes:
-            return None
-        text = ir.StringAttr(module.attributes[OUTCOME]).value
-        del module.attributes[OUTCOME]
-        counts, seconds, *reason = text.split("; ", 2)
-        pinned, _, total = counts.split(" ", 3)[:3]
-        return cls(int(total), int(pinned), float(seconds.removesuffix(" s")), *reason)
-
 
 @dataclass(frozen=True)
 class MatchGspmdBoundaryPass:
@@ -52,8 +39,8 @@ class MatchGspmdBoundaryPass:
     options of the conversion, or the plugin's own compile options) and writes the sharding
     GSPMD chose for each open `@main` argument and result (unannotated, propagation allowed)
     as its `mhlo.sharding`. Where XLA does not compile the module or a sharding has no faithful
-    Shardy form, those values stay open; the pass says so in the module attribute
-    `shardy_convert.gspmd_boundary`, never fails on it."""
+    Shardy form, those values stay open; the `Outcome` it returns says so, it never fails
+    on it."""
 
     NAME: ClassVar[str] = "match-gspmd-boundary"
     num_devices: int | None = None
@@ -78,9 +65,8 @@ class MatchGspmdBoundaryPass:
             allow_spmd_sharding_propagation_to_output=importer.allow_spmd_sharding_propagation_to_output,
         )
 
-    def run(self, module: ir.Operation) -> None:
-        outcome = self.match(module)
-        module.attributes[OUTCOME] = ir.StringAttr.get(str(outcome))
+    def run(self, module: ir.Operation, analyses: Analyses | None = None) -> Outcome:
+        return self.match(module)
 
     def match(self, module: ir.Operation) -> Outcome:
         # The import's checks first: XLA aborts on some malformed shardings, and a module the

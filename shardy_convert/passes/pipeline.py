@@ -12,10 +12,14 @@ import os
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
 
 from ..errors import ShardyConvertError, UsageError
+from ..ir.analyses import Analyses
 from ..ir.bindings import ir, passmanager
-from ..ir.mlir import cpp_stderr, new_context, run_pipeline
+from ..ir.mlir import cpp_stderr, new_context
+from ..ir.pass_manager import run_pipeline
 from ..ir.sdy_attrs import has_round_trip_meshes
 from . import pipeline_text
 from .import_shardings import ImportShardingsPass
@@ -39,6 +43,7 @@ CONVERT_PIPELINE = (
 
 #: A pipeline: project pass instances and Shardy pass text, run in order.
 Pipeline = tuple
+_R = TypeVar("_R")
 
 # Shardy's round-trip form (a portable artifact's `xla.sdy.*` attributes and custom calls)
 # back to the front-end form: jaxlib's registered pass reads the attributes, import-round-trip
@@ -180,9 +185,28 @@ def _joined(pipeline: str | Sequence[str | Step]) -> str:
     return pipeline if isinstance(pipeline, str) else ",".join(map(str, pipeline))
 
 
-def run(module: ir.Module, steps: Pipeline, verify_each: bool = True, given: dict | None = None):
-    """Runs the steps (pass instances and MLIR pass text, `build`/`parse`) on `module`."""
-    run_pipeline(module, steps, verify_each, given)
+@dataclass(frozen=True)
+class PipelineResult:
+    """What the passes of one pipeline run found, in order: (pass name, result) for each pass
+    whose `run` returned one (import-shardings' `MeshChoice`, iota-mesh's `DeviceOrder`,
+    match-gspmd-boundary's `Outcome`): MLIR's pass statistics, as values."""
+
+    found: tuple[tuple[str, object], ...] = ()
+
+    def of(self, kind: type[_R]) -> _R | None:
+        """The last result of type `kind`, None if no pass of the run returned one."""
+        return next((r for _, r in reversed(self.found) if isinstance(r, kind)), None)
+
+
+def run(
+    module: ir.Module,
+    steps: Pipeline,
+    verify_each: bool = True,
+    analyses: Analyses | None = None,
+) -> PipelineResult:
+    """Runs the steps (pass instances and MLIR pass text, `build`/`parse`) on `module`, the
+    run owning `analyses` (see ir/analyses.py); returns what its passes found."""
+    return PipelineResult(tuple(run_pipeline(module, steps, verify_each, analyses)))
 
 
 def import_round_trip(mod: ir.Module) -> bool:

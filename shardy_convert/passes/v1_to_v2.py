@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..errors import ShardyConvertWarning, clip
+from ..ir.analyses import Analyses
 from ..ir.bindings import ir
 from ..ir.walker import Site, transform_shardings
 from ..sharding import HloSharding, Kind
@@ -22,7 +23,7 @@ class V1ToV2Pass:
 
     NAME: ClassVar[str] = "v1-to-v2"
 
-    def run(self, module: ir.Operation) -> None:
+    def run(self, module: ir.Operation, analyses: Analyses | None = None) -> None:
         kept: list[Site] = []
 
         def to_v2(text: str, site: Site) -> str:

@@ -109,6 +109,13 @@ class Cache:
         check_policy(self.on_error)
 
     def answer(self, key: Hashable, convert: Callable[[], Any], unconverted: Any) -> Any:
+        return self.lookup(key, convert, unconverted)[0]
+
+    def lookup(
+        self, key: Hashable, convert: Callable[[], Any], unconverted: Any
+    ) -> tuple[Any, ShardyConvertError | None]:
+        """`answer`'s value and, when it is `unconverted` (a program that could not be
+        converted, passed through), the error; a refused program raises it."""
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None:
@@ -123,7 +130,7 @@ class Cache:
         self._count(entry, hit)
         if entry.error is not None and self._refuses(entry.error):
             raise entry.error.with_traceback(None)
-        return entry.value
+        return entry.value, entry.error
 
     def _refuses(self, error: ShardyConvertError) -> bool:
         """The policy, except that a program known to kill the process when compiled

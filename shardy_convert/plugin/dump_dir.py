@@ -36,6 +36,7 @@ from pathlib import Path
 from ..errors import ShardyConvertError
 from ..formats.meshes import IN_DIR, write_atomic
 from .mesh_recorder import RECORDER
+from .program import Report
 
 log = logging.getLogger("shardy_convert.wrapper")
 
@@ -105,56 +106,70 @@ class DumpDir:
             data = "\t".join(COLUMNS) + "\n" + "".join(f"{x}\n" for x in self._lines)
             write_atomic(self.path / INDEX, data.encode())
 
-    def program(self, code: bytes, form: bytes, answer, facts: dict, on_error: str) -> None:
-        """Writes what one compile handed the plugin (`answer`: the wrapper's (program,
-        format, options, order), None when it refused the compile; `facts`: what the
-        conversion found out) unless a program of the same name was written; never raises: a
-        dump that cannot be written is logged and the run goes on."""
+    def program(
+        self,
+        code: bytes,
+        form: bytes,
+        sent: tuple | None,
+        report: Report | None,
+        error: ShardyConvertError | None = None,
+    ) -> None:
+        """Writes what one compile handed the plugin (`sent`: the wrapper's (program, format,
+        options, order), None when it refused the compile; `report`: what the conversion found,
+        None where a bug of ours stopped it first; `error`: why it was not converted) unless
+        a program of the same name was written; never raises: a dump that cannot be written is
+        logged and the run goes on."""
         try:
-            self._program(code, form, answer, facts, on_error)
+            self._program(code, form, sent, report or Report(), error)
         except Exception as e:  # a full disk must not stop the user's program
             log.warning("shardy-convert: cannot dump a program into %s: %s", self.path, e)
 
-    def _program(self, code: bytes, form: bytes, answer, facts: dict, on_error: str) -> None:
-        name, graph_hash = self.name_for(code, facts.get("module"))
+    def _program(
+        self, code: bytes, form: bytes, sent, report: Report, error: ShardyConvertError | None
+    ) -> None:
+        name, graph_hash = self.name_for(code, report.module)
         if self.has(name):
             return
-        mesh_from, note = _source(facts, on_error)
+        mesh_from, note = _source(report, sent, error)
         record = Record(
             name=name,
             graph_hash=graph_hash,
-            module=facts.get("module") or "-",
-            devices=facts.get("devices") or "-",
-            mesh=facts.get("mesh") or "-",
-            device_ids=_order(answer[3]) if answer else "-",
+            module=report.module or "-",
+            devices=report.devices or "-",
+            mesh=report.mesh or "-",
+            device_ids=_order(sent[3]) if sent else "-",
             mesh_from=mesh_from,
             note=note,
             mlirbc="-",
             mlir="-",
         )
         binary = text = None
-        if answer is None:  # not compiled: what torch_xla handed over, to reproduce the error
+        if sent is None:  # not compiled: what torch_xla handed over, to reproduce the error
             record.mlirbc = f"{name}.input.{'hlo.pb' if form == b'hlo' else 'mlirbc'}"
             binary = code
-        elif answer[1] == b"hlo":
-            record.mlirbc, binary = f"{name}.hlo.pb", answer[0]
+        elif sent[1] == b"hlo":
+            record.mlirbc, binary = f"{name}.hlo.pb", sent[0]
         else:
-            text = _text(answer[0], record)
+            text = _text(sent[0], record)
             record.mlir = f"{name}.mlir"
-            if not _is_text(answer[0]):
-                record.mlirbc, binary = f"{name}.mlirbc", answer[0]
+            if not _is_text(sent[0]):
+                record.mlirbc, binary = f"{name}.mlirbc", sent[0]
         self.write(record, binary, text)
 
 
-def _source(facts: dict, on_error: str) -> tuple[str, str]:
+def _source(report: Report, sent, error: ShardyConvertError | None) -> tuple[str, str]:
     """(mesh_from, note) of an index line."""
-    if "error" in facts:
-        return ("gspmd" if on_error == "passthrough" else "failed"), facts["error"]
-    mesh_from = (
-        facts.get("mesh_from") or "inferred: the program created no mesh (or mesh_names=False)"
-    )
-    kind, _, note = mesh_from.partition(": ")
-    return kind, note or "-"
+    if error is not None:  # passed through unconverted, or refused
+        return ("gspmd" if sent is not None else "failed"), (
+            str(error) if error.location else error.message
+        )
+    if report.shardy:
+        return "shardy", "-"
+    if report.choice is None:
+        return "inferred", "the program created no mesh (or mesh_names=False)"
+    if report.choice.mesh is None:
+        return "inferred", report.choice.why or "-"
+    return "user", report.choice.mesh
 
 
 def _order(order: bytes) -> str:

@@ -2,133 +2,186 @@
 module proto), convert it to Shardy for the partitions its compile options ask for, and set
 the options to the Shardy partitioner; a custom device order leaves the mesh for the device
 assignment; the mesh is the one of the program's own meshes its shardings fit (`meshes`, from
-mesh_recorder.py), else inferred. `wrapper.Session` calls `convert_program` once per distinct
-program."""
+mesh_recorder.py), else inferred. `wrapper.Session` calls `convert` once per distinct program
+and reads what it found (`Report`) from its answer, or from its error (`ProgramError`)."""
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..errors import ShardyConvertError, plural
 from . import compile_options
 
+if TYPE_CHECKING:
+    from ..passes.import_shardings import MeshChoice
+    from ..passes.match_gspmd_boundary import Outcome
+
 
 @dataclass(frozen=True)
-class Matching:
-    """match-gspmd-boundary for the plugin's programs: GSPMD's boundary pinned (compiled with
-    the program's own options), its choices kept in `cache` (a directory) if given; each
-    program's outcome goes to `report(graph name, Outcome)`."""
+class Report:
+    """What converting one program found: the dump directory's index line, the counters and
+    the log are written from it."""
 
-    cache: str | None = None
-    report: Callable | None = None
+    devices: int | None = None  # partitions x replicas of its compile
+    module: str | None = None  # its module's name (SyncTensorsGraph.22)
+    shardy: bool = False  # it carried Shardy already: nothing was converted
+    mesh: str = ""  # the global Shardy mesh it was converted on (`<["data"=2, "model"=4]>`)
+    choice: MeshChoice | None = None  # which of the program's meshes, when it was given some
+    boundary: Outcome | None = None  # what match-gspmd-boundary did, when asked
+
+    @property
+    def name(self) -> str:
+        """How messages name the program: `graph SyncTensorsGraph.22`."""
+        return "the program" if self.module is None else f"graph {self.module}"
 
 
-def convert_program(
+@dataclass(frozen=True)
+class Converted:
+    """The answer for the real plugin, and what the conversion found (`report`)."""
+
+    program: bytes
+    format: bytes
+    options: bytes
+    order: bytes  # int32s: which caller partition each compiled partition is; b"": the same
+    report: Report
+
+    @property
+    def answer(self) -> tuple[bytes, bytes, bytes, bytes]:
+        """(program, format, options, order), as the C wrapper takes it."""
+        return self.program, self.format, self.options, self.order
+
+
+class ProgramError(ShardyConvertError):
+    """A program that could not be converted, with what was found of it first (`report`: its
+    name and device count, for the dump's index line)."""
+
+    def __init__(self, error: ShardyConvertError | str, report: Report):
+        ours = isinstance(error, ShardyConvertError)
+        message, location = (error.message, error.location) if ours else (error, None)
+        super().__init__(message, location=location)
+        self.report = report
+        # compiled unconverted, with GSPMD, the process would die (errors.ManualInputError)
+        self.passthrough_aborts = getattr(error, "passthrough_aborts", False)
+
+
+def convert(
     code: bytes,
     form: str,
     options: bytes,
     *,
     emit: str = "portable",
-    matching: Matching | None = None,
+    match_gspmd_boundary: bool = False,
+    boundary_cache: str | None = None,
     meshes: tuple = (),
-    facts: dict | None = None,
-) -> tuple[bytes, bytes, bytes, bytes]:
-    """(program, format, options, order) for the real plugin: `code` (a PJRT program of
-    format "mlir" or "hlo") converted to Shardy for the partitions `options` ask for, the
-    options set to the Shardy partitioner. A custom device order leaves the mesh for the
-    device assignment (passes/iota_mesh.py): `order` (int32s) says which of the caller's
-    partitions each partition of the compiled program is, b"" when they are the same.
-    With `matching`, @main's open values get GSPMD's shardings (passes/match_gspmd_boundary).
-    `meshes` are the program's own meshes (the mesh is the one its shardings fit); `facts`,
-    if given, gets the program's `module` name, `devices`, its Shardy `mesh` and `mesh_from`
-    (user: the mesh of `meshes` picked, inferred: why none fits, shardy: it was Shardy
-    already, "": no meshes were given). Raises ShardyConvertError naming the graph."""
+) -> Converted:
+    """`code` (a PJRT program of format "mlir" or "hlo") converted to Shardy for the
+    partitions `options` ask for, the options set to the Shardy partitioner. A custom device
+    order leaves the mesh for the device assignment (passes/iota_mesh.py): the answer's
+    `order` says which of the caller's partitions each partition of the compiled program is.
+    With `match_gspmd_boundary`, @main's open values get GSPMD's shardings (compiled with the
+    program's own options; its choices kept in `boundary_cache`, a directory, if given).
+    `meshes` are the program's own meshes (the mesh is the one its shardings fit). Raises a
+    ProgramError naming the graph."""
     opts = compile_options.parse(options)
-    facts = {} if facts is None else facts
-    facts["devices"] = opts.num_partitions * opts.num_replicas
+    report = Report(devices=opts.num_partitions * opts.num_replicas)
+    try:
+        raw = options if match_gspmd_boundary else None
+        out, order, report = _convert_mlir(
+            _as_mlir(code, form), opts, report, emit, raw, boundary_cache, meshes
+        )
+        if order is None:
+            return Converted(out, b"mlir", compile_options.rewrite(options), b"", report)
+        return Converted(out, b"mlir", *_in_order(options, opts, order), report)
+    except ProgramError:
+        raise
+    except ShardyConvertError as e:
+        raise ProgramError(e, report) from None
+
+
+def convert_program(
+    code: bytes, form: str, options: bytes, *, emit: str = "portable", meshes: tuple = ()
+) -> tuple[bytes, bytes, bytes, bytes]:
+    """(program, format, options, order) for the real plugin: `convert(...).answer`."""
+    return convert(code, form, options, emit=emit, meshes=meshes).answer
+
+
+def _as_mlir(code: bytes, form: str) -> bytes:
     if form in ("hlo", "hlo_with_config"):  # an HloModuleProto(WithConfig): formats/hlo.py
         from ..formats import hlo  # MLIR: not at import (the wrapper stays light)
 
-        code = hlo.to_stablehlo(code)
-    elif form != "mlir":
+        return hlo.to_stablehlo(code)
+    if form != "mlir":
         raise ShardyConvertError(
             f"cannot convert a program of format {form!r} (mlir, hlo or hlo_with_config)"
         )
-    raw = options if matching else None
-    out, order = _convert_mlir(code, opts, emit, raw, matching, meshes, facts)
-    if order is None:
-        return out, b"mlir", compile_options.rewrite(options), b""
+    return code
+
+
+def _in_order(options: bytes, opts, order: tuple[int, ...]) -> tuple[bytes, bytes]:
+    """(options with the mesh's order as their device assignment, the order as int32s)."""
     assignment = opts.device_assignment or tuple(range(opts.num_partitions))
     if len(order) != len(assignment):
         raise ShardyConvertError(
             f"the mesh orders {plural(len(order), 'device')}, the compile assigns {len(assignment)}"
         )
     devices = [assignment[k] for k in order]
-    new_options = compile_options.rewrite(options, devices=devices)
-    return out, b"mlir", new_options, struct.pack(f"<{len(order)}i", *order)
+    return compile_options.rewrite(options, devices=devices), struct.pack(f"<{len(order)}i", *order)
 
 
 def _convert_mlir(
     code: bytes,
     opts: compile_options.CompileOptions,
+    report: Report,
     emit: str,
-    raw: bytes | None = None,
-    matching: Matching | None = None,
-    meshes: tuple = (),
-    facts: dict | None = None,
-) -> tuple[bytes, tuple[int, ...] | None]:
+    raw: bytes | None,
+    boundary_cache: str | None,
+    meshes: tuple,
+) -> tuple[bytes, tuple[int, ...] | None, Report]:
     from ..formats import module as formats
-
-    facts = {} if facts is None else facts
+    from ..ir.mlir import thread_context
 
     form = formats.detect(code)
     version = formats.portable_version(code) if form == "portable" else _plugin_version()
-    num_devices = opts.num_partitions * opts.num_replicas
-    from ..ir.mlir import thread_context
-
     with thread_context() as ctx:
         mod = formats.load(code, ctx, trusted=True)
-        name = _module_name(mod)
-        facts["module"] = name.removeprefix("graph ")
+        report = replace(report, module=_module_name(mod))
         try:
-            order = _to_shardy(mod, opts, raw, matching, name, meshes, facts)
+            order, report = _to_shardy(mod, opts, report, raw, boundary_cache, meshes)
             out = formats.save(mod, emit, version)
         except ShardyConvertError as e:
-            named = ShardyConvertError(
-                f"cannot convert {name} for the Shardy partitioner "
-                f"({plural(num_devices, 'device')}): {e}"
+            message = (
+                f"cannot convert {report.name} for the Shardy partitioner "
+                f"({plural(report.devices, 'device')}): {e}"
             )
-            named.passthrough_aborts = getattr(e, "passthrough_aborts", False)
-            raise named from None
-    return (out if isinstance(out, bytes) else out.encode()), order
+            error = ProgramError(message, report)
+            error.passthrough_aborts = getattr(e, "passthrough_aborts", False)
+            raise error from None
+    return (out if isinstance(out, bytes) else out.encode()), order, report
 
 
 def _to_shardy(
     mod,
     opts: compile_options.CompileOptions,
+    report: Report = Report(),
     raw: bytes | None = None,
-    matching: Matching | None = None,
-    name: str = "the program",
+    boundary_cache: str | None = None,
     meshes: tuple = (),
-    facts: dict | None = None,
-) -> tuple[int, ...] | None:
-    """Converts in place; returns the device order taken out of the mesh, if any. With
-    `matching`, GSPMD's boundary is compiled with the options `raw` (the plugin's bytes)."""
+) -> tuple[tuple[int, ...] | None, Report]:
+    """Converts in place; returns the device order taken out of the mesh, if any, and the
+    report with what the passes found. With `raw` (the plugin's options), GSPMD's boundary is
+    compiled with them."""
     from ..converter import ConvertRequest, convert_module, is_shardy
-    from ..ir.bindings import ir
     from ..passes import pipeline
-    from ..passes.import_shardings import ImportShardingsPass
-    from ..passes.iota_mesh import DEVICE_ORDER
+    from ..passes.import_shardings import ImportShardingsPass, MeshChoice
+    from ..passes.iota_mesh import DeviceOrder
 
-    facts = {} if facts is None else facts
     if is_shardy(mod.operation):
-        facts["mesh_from"] = "shardy"
-        return None
+        return None, replace(report, shardy=True)
     # strict: an uneven sharding (Shardy would compile another program) is refused, so the
     # plugin never gets a program known to compute differently; passthrough compiles the
-    # original with GSPMD instead.
+    # original with GSPMD instead. import-shardings closes unannotated values.
     importer = ImportShardingsPass(
         num_devices=opts.num_partitions * opts.num_replicas,
         meshes=meshes or None,
@@ -137,23 +190,15 @@ def _to_shardy(
         strict=True,
     )
     matcher = None
-    if matching is not None:  # GSPMD's boundary, compiled with the program's own options
-        from ..passes.match_gspmd_boundary import MatchGspmdBoundaryPass
+    if raw is not None:  # GSPMD's boundary, compiled with the program's own options
+        from ..passes.match_gspmd_boundary import MatchGspmdBoundaryPass, Outcome
 
-        matcher = MatchGspmdBoundaryPass(compile_options=raw, boundary_cache=matching.cache)
-    # import-shardings closes unannotated values; says which mesh it took (facts)
-    outcome = convert_module(mod, ConvertRequest(importer, matcher), facts=facts)
-    facts.setdefault("mesh_from", "")
-    if outcome is not None and matching.report is not None:
-        matching.report(name, outcome)
-    pipeline.run(mod, pipeline.build(["iota-mesh"]), verify_each=False)
-    facts["mesh"] = _mesh_text(mod)
-    attrs = mod.operation.attributes
-    if DEVICE_ORDER not in attrs:
-        return None
-    order = tuple(ir.DenseI64ArrayAttr(attrs[DEVICE_ORDER]))
-    del attrs[DEVICE_ORDER]
-    return order
+        matcher = MatchGspmdBoundaryPass(compile_options=raw, boundary_cache=boundary_cache)
+    found = convert_module(mod, ConvertRequest(importer, matcher))
+    boundary = None if matcher is None else found.of(Outcome)
+    order = pipeline.run(mod, pipeline.build(["iota-mesh"]), verify_each=False).of(DeviceOrder)
+    report = replace(report, mesh=_mesh_text(mod), choice=found.of(MeshChoice), boundary=boundary)
+    return (None if order is None else order.order), report
 
 
 def _mesh_text(mod) -> str:
@@ -164,13 +209,11 @@ def _mesh_text(mod) -> str:
     return "" if mesh is None else str(mesh)
 
 
-def _module_name(mod) -> str:
+def _module_name(mod) -> str | None:
     from ..ir.bindings import ir
 
     attr = mod.operation.attributes
-    if "sym_name" in attr:
-        return f"graph {ir.StringAttr(attr['sym_name']).value}"
-    return "the program"
+    return ir.StringAttr(attr["sym_name"]).value if "sym_name" in attr else None
 
 
 def _plugin_version() -> str:

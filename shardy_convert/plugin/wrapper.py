@@ -38,16 +38,15 @@ import logging
 import os
 import struct
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InternalError, ShardyConvertError, UsageError
+from ..errors import ShardyConvertError, check_choice
 from . import compile_options
 from .cache import POLICIES, Cache, Counters
 from .dump_dir import DumpDir, dump_for
 from .mesh_recorder import RECORDER
-from .program import Matching, convert_program
+from .program import Converted, ProgramError, Report, convert
 
 log = logging.getLogger("shardy_convert.wrapper")
 
@@ -94,12 +93,6 @@ def environment(
     return env
 
 
-def check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
-    """A UsageError unless `value` is one of `choices`."""
-    if value not in choices:
-        raise UsageError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
-
-
 @dataclass
 class Session:
     """The process's conversion state: the policy, the cache and the counters (`cache.py`, the
@@ -112,8 +105,6 @@ class Session:
     mesh_names: bool = True  # convert on the meshes the program created (mesh_recorder.py)
     dump: DumpDir | None = None  # where each distinct program is written (dump_dir.py)
     _cache: Cache = field(init=False, repr=False)
-    _facts: OrderedDict = field(default_factory=OrderedDict, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self):
         check_choice("emit", self.emit, EMITS)
@@ -129,73 +120,53 @@ class Session:
         key = hashlib.blake2b(code + b"\0" + form + b"\0" + options, digest_size=20).digest()
         meshes = RECORDER.meshes() if self.mesh_names else ()
         key += self.emit.encode() + str(len(meshes)).encode()  # a new mesh: convert again
-        matching = None
-        if self.match_gspmd_boundary:
-            matching = Matching(cache=self.boundary_cache, report=self._matched)
-        facts = self._facts_of(key)
         try:
-            answer = self._cache.answer(
-                key,
-                lambda: self._convert(code, form, options, matching, meshes, facts),
-                (code, form, options, b""),
+            converted, error = self._cache.lookup(
+                key, lambda: self._convert(code, form, options, meshes), None
             )
-        except ShardyConvertError:
+        except ShardyConvertError as e:
             if self.dump is not None:
-                self.dump.program(code, form, None, facts, self.on_error)
+                self.dump.program(code, form, None, _report(e), e)
             raise
+        answer = (code, form, options, b"") if converted is None else converted.answer
         if self.dump is not None:
-            self.dump.program(code, form, answer, facts, self.on_error)
+            report = _report(error) if converted is None else converted.report
+            self.dump.program(code, form, answer, report, error)
         return answer
 
-    def _facts_of(self, key: bytes) -> dict:
-        """What the conversion of `key`'s program found out (dump_dir.py writes it down)."""
-        with self._lock:
-            facts = self._facts.setdefault(key, {})
-            self._facts.move_to_end(key)
-            while len(self._facts) > _CACHE_SIZE:
-                self._facts.popitem(last=False)
-        return facts
-
-    def _convert(self, code: bytes, form: bytes, options: bytes, matching, meshes, facts):
-        try:
-            answer = convert_program(
-                code,
-                form.decode(),
-                options,
-                emit=self.emit,
-                matching=matching,
-                meshes=meshes,
-                facts=facts,
-            )
-        except Exception as e:  # for the dump's index; the cache applies the policy
-            ours = isinstance(e, ShardyConvertError)
-            facts["error"] = (
-                (str(e) if e.location else e.message) if ours else InternalError(e).message
-            )
-            raise
-        self._count_mesh(facts)
-        return answer
-
-    def _count_mesh(self, facts: dict) -> None:
-        """Counts the mesh a program was converted on; logs (once: each program is converted
-        once) why none of the program's meshes fits one whose mesh is inferred."""
-        mesh_from = facts.get("mesh_from", "")
-        self._cache.tally(
-            user_meshes=int(mesh_from.startswith("user:")),
-            inferred_meshes=int(mesh_from.startswith("inferred:")),
+    def _convert(self, code: bytes, form: bytes, options: bytes, meshes) -> Converted:
+        converted = convert(
+            code,
+            form.decode(),
+            options,
+            emit=self.emit,
+            match_gspmd_boundary=self.match_gspmd_boundary,
+            boundary_cache=self.boundary_cache,
+            meshes=meshes,
         )
-        if mesh_from.startswith("inferred:"):
+        self._count(converted.report)
+        return converted
+
+    def _count(self, report: Report) -> None:
+        """Counts what the conversion of one program found (each distinct program is converted
+        once): the mesh it was converted on, logging why none of the program's meshes fits one
+        whose mesh is inferred; what match-gspmd-boundary did, logging a fallback."""
+        inferred = report.choice is not None and report.choice.mesh is None
+        self._cache.tally(user_meshes=int(report.choice is not None and not inferred))
+        self._cache.tally(inferred_meshes=int(inferred))
+        if inferred:
             log.warning(
                 "shardy-convert: graph %s fits none of the meshes the program created; "
                 "converted on the mesh %s inferred from its shardings: %s",
-                facts.get("module"),
-                facts.get("mesh"),
-                mesh_from.removeprefix("inferred: "),
+                report.module,
+                report.mesh,
+                report.choice.why,
             )
+        if report.boundary is not None:
+            self._matched(report.name, report.boundary)
 
     def _matched(self, name: str, outcome) -> None:
-        """Counts what match-gspmd-boundary did to one program; a fallback is logged once
-        (each distinct program is converted once)."""
+        """Counts what match-gspmd-boundary did to one program; a fallback is logged."""
         matched = outcome.reason is None
         self._cache.tally(
             boundary_seconds=outcome.seconds,
@@ -211,6 +182,11 @@ class Session:
                 outcome.open,
                 outcome.reason,
             )
+
+
+def _report(error: ShardyConvertError | None) -> Report | None:
+    """What was found of a program before its conversion failed (None: a bug of ours)."""
+    return error.report if isinstance(error, ProgramError) else None
 
 
 # --------------------------------------------------------------------------------------------
