@@ -94,7 +94,7 @@ def two_calls() -> None:
     _facts(
         refused=refused,
         env_kept=env == {k: os.environ.get(k) for k in env},
-        policy=wrapper.session().on_error,
+        policy=wrapper.session().settings.on_error,
         same_handle=again is first,
         converted=first.counters.converted,
     )

@@ -1,16 +1,14 @@
 """`shardy_convert.wrapper`, the public name of the plugin wrapper's Python side (it lives in
 `plugin/wrapper.py`): users may name `shardy_convert.wrapper:on_compile` in
-SHARDY_CONVERT_HOOK, and `library_path()`/`environment()` set up a plugin by hand."""
+SHARDY_CONVERT_HOOK, and `library_path()`/`environment()` (a `Settings`' `to_env()`) set up a
+plugin by hand."""
 
 from __future__ import annotations
 
 from .plugin.program import convert_program
+from .plugin.settings import EMITS, ENV_EMIT, ENV_ON_ERROR, ENV_PLUGIN, Settings
 from .plugin.wrapper import (
-    EMITS,
-    ENV_EMIT,
     ENV_HOOK,
-    ENV_ON_ERROR,
-    ENV_PLUGIN,
     LIBRARY,
     Counters,
     Session,
@@ -32,6 +30,7 @@ __all__ = [
     "LIBRARY",
     "Counters",
     "Session",
+    "Settings",
     "caller_device_assignment",
     "configure",
     "convert_program",

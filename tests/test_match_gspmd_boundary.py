@@ -21,6 +21,7 @@ from shardy_convert.passes import gspmd_boundary as boundary_module
 from shardy_convert.passes.gspmd_boundary import Boundary, gspmd_boundary
 from shardy_convert.passes.match_gspmd_boundary import Outcome, _unpinnable
 from shardy_convert.plugin import wrapper
+from shardy_convert.plugin.settings import Settings
 from shardy_convert.sharding import parse
 
 from .conftest import TESTDATA
@@ -181,7 +182,7 @@ def test_the_plugin_wrapper_counts_and_logs_a_fallback_once(monkeypatch, caplog)
         "gspmd_boundary",
         lambda *a, **k: Boundary(("{replicated}",) * 4, ()),  # no output shardings
     )
-    session = wrapper.Session(match_gspmd_boundary=True)
+    session = wrapper.Session(Settings(match_gspmd_boundary=True))
     program = portable((TESTDATA / "torch_xla" / "tp_mlp_train.mlir").read_text())
     with caplog.at_level("WARNING", logger="shardy_convert.wrapper"):
         for _ in range(3):
@@ -198,7 +199,7 @@ def test_the_plugin_wrapper_matches_with_the_programs_own_options():
     from .test_wrapper import jaxlib_options, portable
 
     text = (TESTDATA / "torch_xla" / "tp_mlp_train.mlir").read_text()
-    session = wrapper.Session(match_gspmd_boundary=True, emit="text")
+    session = wrapper.Session(Settings(match_gspmd_boundary=True, emit="text"))
     code, *_ = session.compile(portable(text), b"mlir", jaxlib_options(8))
     assert session.counters.boundary_matched == 1
     assert session.counters.boundary_fallbacks == 0

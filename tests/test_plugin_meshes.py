@@ -19,6 +19,7 @@ from shardy_convert.formats import module as formats
 from shardy_convert.ir.mlir import new_context
 from shardy_convert.ir.sdy_attrs import read_meshes
 from shardy_convert.plugin import compile_options, dump_dir, mesh_recorder, wrapper
+from shardy_convert.plugin.settings import Settings
 
 from .conftest import TESTDATA
 from .helpers import run
@@ -89,7 +90,7 @@ def test_a_program_that_fits_no_mesh_is_converted_on_the_inferred_one_logged_onc
 
 def test_mesh_names_off_keeps_the_inferred_mesh(recorder):
     recorder.add(Mesh(list(range(8)), (2, 4), ("x", "y")))
-    code, *_ = wrapper.Session(mesh_names=False).compile(
+    code, *_ = wrapper.Session(Settings(mesh_names=False)).compile(
         portable(MATMUL), b"mlir", jaxlib_options(8)
     )
     assert meshes_of(code) == {"mesh": '<["_axis_0"=2, "_axis_1"=4]>'}

@@ -19,6 +19,7 @@ from shardy_convert.errors import ShardyConvertError
 from shardy_convert.formats import hlo
 from shardy_convert.formats import module as formats
 from shardy_convert.plugin import compile_options, program, wrapper
+from shardy_convert.plugin.settings import Settings
 
 from . import pjrt_plugin
 from .conftest import TESTDATA
@@ -182,7 +183,7 @@ def test_no_shardy_form_names_the_graph_and_the_reason():
 
 
 def test_passthrough_hands_the_program_back_unchanged_and_counts_it():
-    session = wrapper.Session(on_error="passthrough")
+    session = wrapper.Session(Settings(on_error="passthrough"))
     program, options = portable(ESCAPE), jaxlib_options(8)
     assert session.compile(program, b"mlir", options) == (program, b"mlir", options, b"")
     assert session.counters.passed_through == 1
@@ -198,7 +199,7 @@ def test_an_uneven_sharding_is_refused_never_handed_over_as_another_program():
     )
     with pytest.raises(ShardyConvertError, match="another program"):
         wrapper.Session().compile(uneven, b"mlir", jaxlib_options(8))
-    session = wrapper.Session(on_error="passthrough")
+    session = wrapper.Session(Settings(on_error="passthrough"))
     options = jaxlib_options(8)
     assert session.compile(uneven, b"mlir", options) == (uneven, b"mlir", options, b"")
     assert session.counters.passed_through == 1
@@ -379,7 +380,7 @@ def test_passthrough_refuses_a_manual_argument_xla_aborts_on():
         '(tensor<4x4xf32> {mhlo.sharding = "{replicated}"}) {\n'
         "  return %arg0 : tensor<4x4xf32>\n}\n"
     )
-    session = wrapper.Session(on_error="passthrough")
+    session = wrapper.Session(Settings(on_error="passthrough"))
     for _ in range(2):  # converted once, refused every time
         with pytest.raises(ShardyConvertError, match="refused even with on_error='passthrough'"):
             session.compile(program, b"mlir", jaxlib_options(8))
@@ -554,7 +555,7 @@ def test_a_bug_follows_the_failure_policy_and_is_counted_apart(monkeypatch, capl
 
     monkeypatch.setattr(wrapper, "convert", a_bug)
     program, options = portable(MATMUL), jaxlib_options(8)
-    session = wrapper.Session(on_error="passthrough")
+    session = wrapper.Session(Settings(on_error="passthrough"))
     with caplog.at_level("WARNING", logger="shardy_convert.wrapper"):
         assert session.compile(program, b"mlir", options) == (program, b"mlir", options, b"")
     assert "KeyError: 'no such key' (at " in caplog.text

@@ -24,7 +24,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InternalError, ShardyConvertError, UsageError, plural, where
+from ..errors import InternalError, ShardyConvertError, check_choice, plural, where
 
 POLICIES = ("raise", "passthrough")
 UNCONVERTED = "shardy-convert: compiling this program unconverted, with GSPMD: %s"
@@ -37,12 +37,6 @@ INTERNAL_ERROR = (
     "shardy-convert: internal error (a bug, please report it), compiling this program "
     "unconverted: %s"
 )
-
-
-def check_policy(on_error: str) -> None:
-    """A UsageError unless `on_error` is one of POLICIES."""
-    if on_error not in POLICIES:
-        raise UsageError(f"on_error must be one of {', '.join(POLICIES)}, not {on_error!r}")
 
 
 @dataclass
@@ -106,7 +100,7 @@ class Cache:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self):
-        check_policy(self.on_error)
+        check_choice("on_error", self.on_error, POLICIES)
 
     def answer(self, key: Hashable, convert: Callable[[], Any], unconverted: Any) -> Any:
         return self.lookup(key, convert, unconverted)[0]

@@ -40,7 +40,6 @@ from .program import Report
 
 log = logging.getLogger("shardy_convert.wrapper")
 
-ENV_DUMP_DIR = "SHARDY_CONVERT_DUMP_DIR"
 INDEX = "index.tsv"
 # Compiles torch_xla's runtime makes on its own, with no graph hash line before them.
 _RUNTIME_PROGRAMS = ("ReplicateShardedData", "ReshardData", "IrToHlo")
@@ -259,9 +258,9 @@ def open_dir(path: str | os.PathLike) -> DumpDir:
 
 
 def dump_for(path: str | os.PathLike | None) -> DumpDir | None:
-    """The writer for `path` or $SHARDY_CONVERT_DUMP_DIR (None: no dump); it also keeps
-    DIR/meshes.json up to date with the meshes the program creates."""
-    path = path or os.environ.get(ENV_DUMP_DIR)
+    """The writer for `path` (None: no dump; `Settings.dump_dir`, whose default is
+    $SHARDY_CONVERT_DUMP_DIR); it also keeps DIR/meshes.json up to date with the meshes the
+    program creates."""
     if not path:
         return None
     try:

@@ -17,43 +17,16 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any
 
 from ..errors import UsageError
-from . import wrapper
-
-
-@dataclass(frozen=True)
-class Settings:
-    """What a use_plugin call asked for, comparable (a second call is judged by it)."""
-
-    name: str
-    plugin: str
-    create_options: tuple
-    on_error: str
-    emit: str | None
-    normalize_sharding_specs: bool
-    stablehlo_compile: bool
-    match_gspmd_boundary: bool
-    boundary_cache: str | None
-    mesh_names: bool
-    dump_dir: str | None
-
+from .settings import ENV, Settings
 
 _installed: tuple[Settings, Any] | None = None
 _lock = threading.Lock()
 # What registering sets in the environment: put back as it was when it fails.
-_ENV = (
-    wrapper.ENV_PLUGIN,
-    wrapper.ENV_ON_ERROR,
-    wrapper.ENV_EMIT,
-    wrapper.ENV_MATCH,
-    wrapper.ENV_BOUNDARY_CACHE,
-    "PJRT_DEVICE",
-    "XLA_STABLEHLO_COMPILE",
-    "PJRT_DYNAMIC_PLUGINS",
-)
+_ENV = (*ENV.values(), "PJRT_DEVICE", "XLA_STABLEHLO_COMPILE", "PJRT_DYNAMIC_PLUGINS")
 
 
 def once(settings: Settings, install: Callable[[], Any]) -> Any:
@@ -103,25 +76,20 @@ def check_runtime_not_started() -> None:
 
 
 def register(settings: Settings, library: str):
-    """Sets the environment and registers the wrapper around `settings.plugin` with torch_xla
-    under `settings.name`; torch_xla's `_XLAC`. The environment as it was if that fails."""
+    """Sets the environment (the settings' own encoding, and torch_xla's variables for its
+    fields) and registers the wrapper around `settings.plugin` with torch_xla under
+    `settings.device_type`; torch_xla's `_XLAC`. The environment as it was if that fails."""
     saved = {key: os.environ.get(key) for key in _ENV}
     try:
-        os.environ.update(
-            wrapper.environment(
-                settings.plugin,
-                on_error=settings.on_error,
-                emit=settings.emit,
-                match_gspmd_boundary=settings.match_gspmd_boundary,
-                boundary_cache=settings.boundary_cache,
-            )
-        )
-        os.environ["PJRT_DEVICE"] = settings.name  # before torch_xla's import reads it
+        for key in ENV.values():  # exactly the settings' encoding, nothing of an earlier run
+            os.environ.pop(key, None)
+        os.environ.update(settings.to_env())
+        os.environ["PJRT_DEVICE"] = settings.device_type  # before torch_xla's import reads it
         if settings.stablehlo_compile:
             os.environ["XLA_STABLEHLO_COMPILE"] = "1"
         else:
             os.environ.pop("XLA_STABLEHLO_COMPILE", None)
-        return _register(settings.name, library, dict(settings.create_options))
+        return _register(settings.device_type, library, dict(settings.create_options))
     except BaseException:
         for key, value in saved.items():
             if value is None:

@@ -26,13 +26,14 @@ from ..errors import ShardyConvertError, UsageError
 from ..formats import meshes as meshes_file
 from ..ir.interrupts import sigint_outside_imports
 from . import mesh_recorder, plugin_library, registration, wrapper
+from .settings import Settings
 
 
 @dataclass
 class Handle:
     """What `use_plugin` set up; `counters` count what happened to each compiled program."""
 
-    name: str
+    name: str  # the device type torch_xla runs on
     plugin: str
     library: str
     session: wrapper.Session
@@ -40,6 +41,10 @@ class Handle:
     @property
     def counters(self) -> wrapper.Counters:
         return self.session.counters
+
+    @property
+    def settings(self) -> Settings:
+        return self.session.settings
 
 
 def use_plugin(
@@ -93,34 +98,25 @@ def use_plugin(
     """
     if name.upper() == "CPU":
         raise UsageError('name must not be "CPU": torch_xla does not load dynamic plugins then')
-    from ..passes.gspmd_boundary import cache_dir
-
-    settings = registration.Settings(
-        name.upper(),
-        _check_plugin(library_path),
-        tuple(sorted((create_options or {}).items())),
-        on_error,
-        emit,
-        normalize_sharding_specs,
-        stablehlo_compile,
-        match_gspmd_boundary,
-        cache_dir(boundary_cache),
-        mesh_names,
-        None if dump_dir is None else str(Path(dump_dir).expanduser().resolve()),
+    settings = Settings(
+        plugin=_check_plugin(library_path),
+        device_type=name,
+        create_options=create_options or {},
+        on_error=on_error,
+        emit=emit,
+        normalize_sharding_specs=normalize_sharding_specs,
+        stablehlo_compile=stablehlo_compile,
+        match_gspmd_boundary=match_gspmd_boundary,
+        boundary_cache=boundary_cache,
+        mesh_names=mesh_names,
+        **({} if dump_dir is None else {"dump_dir": dump_dir}),  # default: the environment's
     )
     return registration.once(settings, lambda: _install(settings))
 
 
-def _install(settings: registration.Settings) -> Handle:
+def _install(settings: Settings) -> Handle:
     library = wrapper.library_path()
-    session = wrapper.new_session(  # checks the settings, makes the dump directory
-        on_error=settings.on_error,
-        emit=settings.emit,
-        match_gspmd_boundary=settings.match_gspmd_boundary,
-        boundary_cache=settings.boundary_cache,
-        mesh_names=settings.mesh_names,
-        dump_dir=settings.dump_dir,
-    )
+    session = wrapper.new_session(settings)  # makes the dump directory
     with sigint_outside_imports():  # a Ctrl-C inside jaxlib's imports would abort the process
         _import_converter()
         xlac = registration.register(settings, library)
@@ -130,7 +126,7 @@ def _install(settings: registration.Settings) -> Handle:
     registration.surface_interrupts(xlac)
     if settings.mesh_names or session.dump is not None:
         mesh_recorder.install()
-    return Handle(name=settings.name, plugin=settings.plugin, library=library, session=session)
+    return Handle(settings.device_type, settings.plugin, library, session)
 
 
 def record() -> None:

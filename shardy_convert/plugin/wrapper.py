@@ -1,23 +1,12 @@
 """The PJRT plugin wrapper: a PJRT C-API plugin, built into this package, that wraps another
 plugin and converts every program to Shardy before the real plugin compiles it.
 
-A framework loads `library_path()` as its PJRT plugin with these environment variables set
-(`environment()` builds them; `shardy-convert plugin-wrapper` prints them):
+A framework loads `library_path()` as its PJRT plugin with the environment of its `Settings`
+set (`Settings.to_env()`, settings.py lists the variables; `environment()` and `shardy-convert
+plugin-wrapper` print them), and, read by the C side only:
 
-    SHARDY_CONVERT_PLUGIN     the real plugin's library (required)
-    SHARDY_CONVERT_ON_ERROR   raise (default): a program with no Shardy form fails to compile
-                              with the located error; passthrough: it compiles with GSPMD
-    SHARDY_CONVERT_EMIT       portable (default: a StableHLO portable artifact, Shardy in its
-                              round-trip form, as JAX hands plugins), text or bytecode (sdy)
     SHARDY_CONVERT_HOOK       MODULE:FUNCTION called for each compile (default
                               shardy_convert.plugin.wrapper:on_compile)
-    SHARDY_CONVERT_MATCH_GSPMD_BOUNDARY
-                              1: each program's open outputs (and parameters) get the
-                              shardings GSPMD compiles for them (passes/match_gspmd_boundary)
-    SHARDY_CONVERT_BOUNDARY_CACHE
-                              a directory keeping GSPMD's choices across processes
-    SHARDY_CONVERT_DUMP_DIR   a directory: each distinct program the plugin compiles is
-                              written there, with an index (dump_dir.py)
 
 The C side (`_wrapper/pjrt_shardy_wrapper.c`) calls `on_compile(code, format, options)` in the
 host process's interpreter for every `PJRT_Client_Compile`. It reads the program (a portable
@@ -35,29 +24,23 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import struct
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..errors import ShardyConvertError, check_choice
+from ..errors import ShardyConvertError
 from . import compile_options
-from .cache import POLICIES, Cache, Counters
+from .cache import Cache, Counters
 from .dump_dir import DumpDir, dump_for
 from .mesh_recorder import RECORDER
 from .program import Converted, ProgramError, Report, convert
+from .settings import Settings
 
 log = logging.getLogger("shardy_convert.wrapper")
 
 LIBRARY = Path(__file__).resolve().parent / "_wrapper" / "libpjrt_shardy_wrapper.so"
-ENV_PLUGIN = "SHARDY_CONVERT_PLUGIN"
-ENV_ON_ERROR = "SHARDY_CONVERT_ON_ERROR"
-ENV_EMIT = "SHARDY_CONVERT_EMIT"
 ENV_HOOK = "SHARDY_CONVERT_HOOK"
-ENV_MATCH = "SHARDY_CONVERT_MATCH_GSPMD_BOUNDARY"
-ENV_BOUNDARY_CACHE = "SHARDY_CONVERT_BOUNDARY_CACHE"
-EMITS = ("portable", "text", "bytecode")
 _CACHE_SIZE = 256
 
 
@@ -72,43 +55,25 @@ def library_path() -> str:
     )
 
 
-def environment(
-    plugin: str,
-    *,
-    on_error: str = "raise",
-    emit: str | None = None,
-    match_gspmd_boundary: bool = False,
-    boundary_cache: str | None = None,
-) -> dict:
-    """The environment variables that make the wrapper wrap `plugin`."""
-    check_choice("on_error", on_error, POLICIES)
-    env = {ENV_PLUGIN: str(Path(plugin).resolve()), ENV_ON_ERROR: on_error}
-    if emit is not None:
-        check_choice("emit", emit, EMITS)
-        env[ENV_EMIT] = emit
-    if match_gspmd_boundary:
-        env[ENV_MATCH] = "1"
-    if boundary_cache is not None:
-        env[ENV_BOUNDARY_CACHE] = str(boundary_cache)
-    return env
+def environment(plugin: str, **settings) -> dict:
+    """The environment variables that make the wrapper wrap `plugin` with `settings` (those of
+    `Settings`: on_error, emit, match_gspmd_boundary, boundary_cache, mesh_names, dump_dir)."""
+    return Settings(plugin=plugin, **settings).to_env()
 
 
 @dataclass
 class Session:
-    """The process's conversion state: the policy, the cache and the counters (`cache.py`, the
-    hook's too)."""
+    """The process's conversion state for its `Settings`: the policy, the cache and the
+    counters (`cache.py`, the hook's too), and the dump directory (dump_dir.py) its settings
+    name (ShardyConvertError if it cannot be made)."""
 
-    on_error: str = "raise"
-    emit: str = "portable"
-    match_gspmd_boundary: bool = False
-    boundary_cache: str | None = None
-    mesh_names: bool = True  # convert on the meshes the program created (mesh_recorder.py)
-    dump: DumpDir | None = None  # where each distinct program is written (dump_dir.py)
+    settings: Settings = field(default_factory=Settings)
+    dump: DumpDir | None = field(init=False, default=None)
     _cache: Cache = field(init=False, repr=False)
 
     def __post_init__(self):
-        check_choice("emit", self.emit, EMITS)
-        self._cache = Cache(self.on_error, _CACHE_SIZE, log)
+        self._cache = Cache(self.settings.on_error, _CACHE_SIZE, log)
+        self.dump = dump_for(self.settings.dump_dir)
 
     @property
     def counters(self) -> Counters:
@@ -118,8 +83,8 @@ class Session:
         """(program, format, options, device order) to hand the real plugin (the order as
         int32s, b"" for the caller's own); ShardyConvertError to refuse."""
         key = hashlib.blake2b(code + b"\0" + form + b"\0" + options, digest_size=20).digest()
-        meshes = RECORDER.meshes() if self.mesh_names else ()
-        key += self.emit.encode() + str(len(meshes)).encode()  # a new mesh: convert again
+        meshes = RECORDER.meshes() if self.settings.mesh_names else ()
+        key += self.settings.emit.encode() + str(len(meshes)).encode()  # a new mesh: again
         try:
             converted, error = self._cache.lookup(
                 key, lambda: self._convert(code, form, options, meshes), None
@@ -135,13 +100,14 @@ class Session:
         return answer
 
     def _convert(self, code: bytes, form: bytes, options: bytes, meshes) -> Converted:
+        settings = self.settings
         converted = convert(
             code,
             form.decode(),
             options,
-            emit=self.emit,
-            match_gspmd_boundary=self.match_gspmd_boundary,
-            boundary_cache=self.boundary_cache,
+            emit=settings.emit,
+            match_gspmd_boundary=settings.match_gspmd_boundary,
+            boundary_cache=settings.boundary_cache,
             meshes=meshes,
         )
         self._count(converted.report)
@@ -197,57 +163,30 @@ _session_lock = threading.Lock()
 
 
 def session() -> Session:
-    """The process's session, made from the environment on first use."""
+    """The process's session, made from the environment (`Settings.from_env`) on first use."""
     global _session
     with _session_lock:
         if _session is None:
-            on_error = os.environ.get(ENV_ON_ERROR) or "raise"
-            emit = os.environ.get(ENV_EMIT) or "portable"
-            check_choice(ENV_ON_ERROR, on_error, POLICIES)
-            check_choice(ENV_EMIT, emit, EMITS)
+            settings = Settings.from_env()
             try:
-                dump = dump_for(None)
-            except ShardyConvertError as e:  # the run goes on without its dump
+                _session = Session(settings)
+            except ShardyConvertError as e:  # the dump directory: the run goes on without it
                 log.warning("shardy-convert: %s", e)
-                dump = None
-            _session = Session(
-                on_error=on_error,
-                emit=emit,
-                match_gspmd_boundary=os.environ.get(ENV_MATCH, "") not in ("", "0"),
-                boundary_cache=os.environ.get(ENV_BOUNDARY_CACHE) or None,
-                dump=dump,
-            )
+                _session = Session(replace(settings, dump_dir=None))
         return _session
 
 
 def configure(**settings) -> Session:
-    """Replaces the process's session (fresh cache and counters) with `new_session(**settings)`
-    (on_error, emit, match_gspmd_boundary, boundary_cache, mesh_names, dump_dir). `dump_dir`
-    (default: $SHARDY_CONVERT_DUMP_DIR) is where each distinct program is written
-    (dump_dir.py); ShardyConvertError if it cannot be made."""
-    return use_session(new_session(**settings))
+    """Replaces the process's session (fresh cache and counters) with one for
+    `Settings(**settings)` (on_error, emit, match_gspmd_boundary, boundary_cache, mesh_names,
+    dump_dir: see settings.py). `dump_dir` (default: $SHARDY_CONVERT_DUMP_DIR) is where each
+    distinct program is written (dump_dir.py); ShardyConvertError if it cannot be made."""
+    return use_session(new_session(Settings(**settings)))
 
 
-def new_session(
-    *,
-    on_error: str = "raise",
-    emit: str | None = None,
-    match_gspmd_boundary: bool = False,
-    boundary_cache: str | None = None,
-    mesh_names: bool = True,
-    dump_dir: str | os.PathLike | None = None,
-) -> Session:
-    """A session with these settings (see `configure`), not yet the process's."""
-    check_choice("on_error", on_error, POLICIES)
-    check_choice("emit", emit or "portable", EMITS)
-    return Session(
-        on_error=on_error,
-        emit=emit or "portable",
-        match_gspmd_boundary=match_gspmd_boundary,
-        boundary_cache=boundary_cache,
-        mesh_names=mesh_names,
-        dump=dump_for(dump_dir),
-    )
+def new_session(settings: Settings) -> Session:
+    """A session for `settings` (see `configure`), not yet the process's."""
+    return Session(settings)
 
 
 def use_session(session: Session) -> Session:
