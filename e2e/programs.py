@@ -242,8 +242,20 @@ def manual_escape() -> dict:
     return _numpy({"out": out})
 
 
+def sharded_matmul() -> dict:
+    """`a @ b + 1` with `a` on a (2, 4) mesh: one small program (the device-type tests)."""
+    mesh = _mesh(range(8), (2, 4), ("x", "y"))
+    a = torch.arange(64, dtype=torch.float32).reshape(8, 8).to(_device())
+    b = torch.eye(8).flip(0).to(_device())
+    _shard(a, mesh, ("x", "y"))
+    out = a @ b + 1
+    _sync()
+    return _numpy({"product": out})
+
+
 PROGRAMS = {
     "train_2x4": (train_2x4, 8),
+    "sharded_matmul": (sharded_matmul, 8),
     "custom_order_tp": (custom_order_tp, 8),
     "llama_tp_custom_order": (llama_tp_custom_order, 8),
     "manual_region": (manual_region, 8),

@@ -2,7 +2,7 @@
 
     python -m e2e.run_program PROGRAM cpu|wrapper|eager OUT_DIR [--on-error passthrough]
         [--hook raising] [--no-normalize] [--plugin PATH] [--hlo] [--match-gspmd-boundary]
-        [--dump-dir DIR]
+        [--dump-dir DIR] [--device-type NAME]
 
 cpu: torch_xla's built-in CPU runtime (PJRT_DEVICE=CPU). wrapper: `use_plugin` on the
 xla-cpu-pjrt plugin, with e2e.recorder as the hook. eager: plain PyTorch on the CPU,
@@ -38,6 +38,7 @@ def setup(args, devices: int):
         stablehlo_compile=not args.hlo,
         match_gspmd_boundary=args.match_gspmd_boundary,
         dump_dir=args.dump_dir,
+        device_type=args.device_type,
     )
     return handle
 
@@ -54,6 +55,7 @@ def main() -> None:
     parser.add_argument("--hlo", action="store_true", help="HLO protos, no XLA_STABLEHLO_COMPILE")
     parser.add_argument("--match-gspmd-boundary", action="store_true")
     parser.add_argument("--dump-dir", help="use_plugin(dump_dir=...)")
+    parser.add_argument("--device-type", help="use_plugin(device_type=...)")
     args = parser.parse_args()
     from e2e import audit_programs, boundary_programs, mesh_programs, other_programs, programs
 
@@ -79,6 +81,12 @@ def main() -> None:
         facts["devices"] = int(xr.global_runtime_device_count())
         facts["runtime"] = "eager" if programs.EAGER else xr.device_type()
         facts.update(audit_programs.FACTS)
+        if not programs.EAGER:  # what torch_xla says the device is
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            facts["device"] = str(torch_xla.device())
+            facts["hw"] = xm.xla_device_hw(torch_xla.device())
     except Exception as e:  # reported to the test, which decides whether it was expected
         facts["error"] = f"{type(e).__name__}: {e}"
         import traceback

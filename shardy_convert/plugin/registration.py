@@ -110,6 +110,10 @@ def _register(name: str, library: str, options: dict):
         def client_create_options(self) -> dict:
             return options
 
+        def configure_single_process(self) -> None:
+            """Nothing to set up for one process (torch_xla's base raises NotImplementedError,
+            which failed `torch_xla.launch`/`xmp.spawn` of a single process on the wrapper)."""
+
     plugins.use_dynamic_plugins()
     plugins.register_plugin(name, _Wrapped())
     return torch_xla._XLAC

@@ -28,6 +28,7 @@ which carries what the wrapper's process side does.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -97,8 +98,7 @@ class Settings:
         """A UsageError for a value no setting takes."""
         check_choice("on_error", self.on_error, POLICIES)
         check_choice("emit", self.emit or "portable", EMITS)
-        if not isinstance(self.device_type, str) or not self.device_type:
-            raise UsageError(f"device_type must be a name, not {self.device_type!r}")
+        check_device_type(self.device_type)
 
     def to_env(self) -> dict[str, str]:
         """The environment variables that make the wrapper's process side use these settings
@@ -126,6 +126,34 @@ class Settings:
 
 
 _BOOLS = {f.name for f in fields(Settings) if f.type == "bool"}
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def check_device_type(name: object) -> None:
+    """A UsageError for a device type torch_xla 2.9 cannot run the wrapper under (read in
+    pytorch/xla v2.9.0: `InitializePjRt` in torch_xla/csrc/runtime/pjrt_registry.cpp,
+    `runtime.device_type()` and `experimental/plugins.py`; docs/plugin.md says what each name
+    does). PJRT_DEVICE is the name upper-cased."""
+    if not isinstance(name, str) or not _WORD.fullmatch(name):
+        raise UsageError(
+            f"device_type must be a name of letters, digits and _ (torch_xla's PJRT_DEVICE), "
+            f"not {name!r}"
+        )
+    upper = name.upper()
+    if upper == "CPU":
+        raise UsageError(
+            'the device type name must not be "CPU": torch_xla then runs its built-in CPU '
+            "client and never loads a plugin (the programs would not reach the wrapper); for "
+            'code that branches on xr.device_type() == "CPU", name it "CPU_" and a word '
+            '("CPU_SHARDY")'
+        )
+    head, underscore, _ = upper.partition("_")
+    if underscore and head != "CPU":
+        raise UsageError(
+            f'device_type {name!r}: torch_xla reports the part before "_" as the device type '
+            f"({head!r}) and looks its plugin up under that name, where none is registered "
+            f'(xr.host_index() fails); name it without "_" ("{upper.replace("_", "")}")'
+        )
 
 
 def _env_text(value) -> str | None:

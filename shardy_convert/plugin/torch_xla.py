@@ -9,7 +9,7 @@
     print(handle.counters)   # 3 converted, 12 from cache, 0 passed through, 0 failed
 
 `use_plugin`, called before any XLA work, registers shardy-convert's wrapper plugin (around
-the real one) with torch_xla under `name` and selects it (PJRT_DEVICE), asks torch_xla for
+the real one) with torch_xla under `device_type` and selects it (PJRT_DEVICE), asks torch_xla for
 StableHLO programs (XLA_STABLEHLO_COMPILE=1), normalizes the sharding specs torch.compile's
 dynamo bridge compares (pytorch/xla#9755: `""` vs `{replicated}` retraced every step) and
 imports the converter up front, so the first compile does not pay for it.
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import ShardyConvertError, UsageError
@@ -39,6 +39,10 @@ class Handle:
     session: wrapper.Session
 
     @property
+    def device_type(self) -> str:
+        return self.name
+
+    @property
     def counters(self) -> wrapper.Counters:
         return self.session.counters
 
@@ -50,7 +54,8 @@ class Handle:
 def use_plugin(
     library_path: str | os.PathLike,
     *,
-    name: str = "SHARDY",
+    device_type: str | None = None,
+    name: str | None = None,
     create_options: dict | None = None,
     on_error: str = "raise",
     emit: str | None = None,
@@ -64,8 +69,12 @@ def use_plugin(
     """Makes torch_xla run on the PJRT plugin at `library_path` through shardy-convert's
     wrapper: every program is converted to Shardy and compiled with use_shardy_partitioner.
 
-    name: the device type torch_xla uses (PJRT_DEVICE); not "CPU", which torch_xla reserves
-        for its built-in runtime (its registry skips dynamic plugins then).
+    device_type: the device type torch_xla runs on (PJRT_DEVICE, `xr.device_type()`; default
+        "SHARDY"), letters, digits and _. Not "CPU": torch_xla then runs its built-in CPU
+        client and never loads a plugin; "CPU_SHARDY" makes `xr.device_type()` say "CPU"
+        (torch_xla reports the part before "_") while the wrapper runs. "TPU" and "NEURON"
+        make torch_xla lower for that hardware: see docs/plugin.md.
+    name: the same as `device_type` (its first name); give one of them.
     create_options: the plugin's client options (xla-cpu-pjrt: {"cpu_device_count": 8}).
     on_error: "raise" (a program with no Shardy form fails to compile with the located error)
         or "passthrough" (it compiles with GSPMD; counted).
@@ -96,11 +105,10 @@ def use_plugin(
     with other arguments it is a UsageError (torch_xla runs on the first call's wrapper):
     registration.py.
     """
-    if name.upper() == "CPU":
-        raise UsageError('name must not be "CPU": torch_xla does not load dynamic plugins then')
+    if name is not None and device_type is not None and name.upper() != device_type.upper():
+        raise UsageError(f"name={name!r} and device_type={device_type!r}: give one of them")
     settings = Settings(
-        plugin=_check_plugin(library_path),
-        device_type=name,
+        device_type=device_type or name or "SHARDY",
         create_options=create_options or {},
         on_error=on_error,
         emit=emit,
@@ -111,6 +119,7 @@ def use_plugin(
         mesh_names=mesh_names,
         **({} if dump_dir is None else {"dump_dir": dump_dir}),  # default: the environment's
     )
+    settings = replace(settings, plugin=_check_plugin(library_path))  # the settings first
     return registration.once(settings, lambda: _install(settings))
 
 

@@ -132,7 +132,7 @@ def test_the_process_side_reads_its_session_from_the_environment(monkeypatch, tm
 
 def test_use_plugin_takes_every_setting():
     parameters = set(inspect.signature(use_plugin).parameters)
-    named = {"plugin": "library_path", "device_type": "name"}
+    named = {"plugin": "library_path"}
     assert {named.get(f.name, f.name) for f in fields(Settings)} <= parameters
 
 
@@ -173,3 +173,30 @@ def test_plugin_wrapper_offers_every_setting_of_the_wrapper(tmp_path):
         mesh_names=False,
         dump_dir=tmp_path / "dump dir",
     )
+
+
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [("tt", "TT"), ("SHARDY", "SHARDY"), ("CPU_SHARDY", "CPU_SHARDY"), ("Tpu", "TPU")],
+)
+def test_a_device_type_torch_xla_runs_the_wrapper_under(given, kept):
+    assert Settings(device_type=given).device_type == kept
+
+
+@pytest.mark.parametrize(
+    ("given", "why"),
+    [
+        ("cpu", "torch_xla then runs its built-in CPU client and never loads a plugin"),
+        ("MY_DEV", "reports the part before \"_\" as the device type \\('MY'\\)"),
+        ("my-dev", "letters, digits and _"),
+        ("", "letters, digits and _"),
+    ],
+)
+def test_a_device_type_that_cannot_work_is_refused_saying_why(given, why):
+    with pytest.raises(UsageError, match=why):
+        Settings(device_type=given)
+
+
+def test_use_plugin_takes_the_device_type_under_either_name_not_two(tmp_path):
+    with pytest.raises(UsageError, match="name='A' and device_type='B': give one of them"):
+        use_plugin(tmp_path / "none.so", name="A", device_type="B")
