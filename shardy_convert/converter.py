@@ -188,11 +188,11 @@ def _same_type(result: str | bytes, original: str | bytes) -> str | bytes:
 
 
 def _cache_dir(value: str | os.PathLike | bool | None) -> str | None:
-    """gspmd_boundary.cache_dir(value), that module imported only when a cache is asked for
-    (cold start)."""
+    """boundary_cache.cache_dir(value), that module (and XLA's client) imported only when a
+    cache is asked for (cold start)."""
     if value is None or value is False:
         return None
-    from .passes.gspmd_boundary import cache_dir
+    from .formats.boundary_cache import cache_dir
 
     return cache_dir(value)
 

@@ -13,15 +13,17 @@ PACKAGE = ROOT / "shardy_convert"
 MODULES = sorted(p.relative_to(ROOT).as_posix() for p in PACKAGE.rglob("*.py"))
 MAX_LINES = 400
 
-# The floors, bottom-up: a module imports only from its own floor or lower. commands/ and
-# plugin/ share a floor but never import each other. The top-level names kept for users
-# (`shardy_convert`, `.hook`, `.torch_xla`, `.wrapper`, `__main__`) re-export from below and
-# share the top floor with cli/.
+# The floors, bottom-up: a module imports only from its own floor or lower. ir/ and xla/ share
+# a floor (the MLIR boundary and the XLA boundary), as commands/ and plugin/ do, and never
+# import each other. The top-level names kept for users (`shardy_convert`, `.hook`,
+# `.torch_xla`, `.wrapper`, `__main__`) re-export from below and share the top floor with cli/.
 FLOORS = {
     "errors": 0,
     "options": 0,
+    "cpp_stderr": 0,
     "sharding": 1,
     "ir": 2,
+    "xla": 2,
     "formats": 3,
     "passes": 4,
     "converter": 5,
@@ -31,7 +33,7 @@ FLOORS = {
 }
 SHIMS = {"__init__", "__main__", "hook", "torch_xla", "wrapper"}
 TOP = FLOORS["cli"]
-SIBLINGS = {"commands": "plugin", "plugin": "commands"}
+SIBLINGS = {"commands": "plugin", "plugin": "commands", "ir": "xla", "xla": "ir"}
 
 
 @pytest.mark.parametrize("module", MODULES)
@@ -101,9 +103,7 @@ def test_imports_only_point_down(module):
 
 @pytest.mark.parametrize("module", MODULES)
 def test_only_ir_imports_mlir(module):
-    """jaxlib's MLIR bindings are named in ir/ only (ir/bindings.py for everyone else);
-    jaxlib's compiler client (`jaxlib._jax`, `xla_client`) is no MLIR and may be used where a
-    program is compiled (check/, plugin/)."""
+    """jaxlib's MLIR bindings are named in ir/ only (ir/bindings.py for everyone else)."""
     if _room(".".join(_dotted(module))) == "ir":
         return
     mlir = [
@@ -112,6 +112,26 @@ def test_only_ir_imports_mlir(module):
         if name.startswith("jaxlib.mlir") or name == "jaxlib.mlir"
     ]
     assert not mlir, f"{module} imports jaxlib.mlir outside ir/: {mlir}"
+
+
+def _names_xla_client(name: str) -> bool:
+    """jax, or any of jaxlib but its MLIR bindings (ir/'s) and its version record."""
+    top, _, rest = name.partition(".")
+    if top == "jax":
+        return True
+    return top == "jaxlib" and not rest.startswith("mlir") and rest != "version"
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_only_xla_imports_jaxlibs_xla_client(module):
+    """jaxlib's XLA client (`jaxlib.xla_client`, `jaxlib._jax`, `jaxlib._hlo`) and jax itself
+    (`jax._src` above all) are named in xla/ only, as JAX's `compiler.py` and `lib/` are for
+    jax: compile options, CPU clients, compiling, compiled shardings, portable artifacts, and
+    every private name in xla/compat.py with the releases it was checked on."""
+    if _room(".".join(_dotted(module))) == "xla":
+        return
+    client = [f"line {line}: {name}" for line, name in _imports(module) if _names_xla_client(name)]
+    assert not client, f"{module} imports jaxlib's XLA client or jax outside xla/: {client}"
 
 
 @pytest.mark.parametrize("folder", sorted(r for r in FLOORS if (PACKAGE / r).is_dir()))

@@ -485,8 +485,8 @@ def test_a_custom_order_leaves_the_mesh_for_the_device_assignment():
 
 
 def test_compiled_shardings_are_relabelled_into_the_callers_ids():
-    from shardy_convert.ir import compat
     from shardy_convert.plugin.optimized_program import relabel_program
+    from shardy_convert.xla import compat as xla_compat
 
     text, _, _, order = wrapper.convert_program(
         GATHER.encode(), "mlir", jaxlib_options(8), emit="text"
@@ -498,7 +498,7 @@ def test_compiled_shardings_are_relabelled_into_the_callers_ids():
     client = pjrt_plugin.get_client(8)
     module = client._optimized_module(hlo)
     proto = module.as_serialized_hlo_module_proto()
-    relabelled = compat.hlo_module_from_proto(relabel_program(proto, "hlo", ids))
+    relabelled = xla_compat.hlo_module_from_proto(relabel_program(proto, "hlo", ids))
     (out,) = pjrt_plugin._output_shardings(relabelled.spmd_output_sharding, 1)
     table, indices = (
         pjrt_plugin.sharding_from_proto(p) for p in relabelled.spmd_parameters_shardings

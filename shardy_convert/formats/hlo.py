@@ -22,9 +22,9 @@ from __future__ import annotations
 import re
 
 from ..errors import ModuleError, clip
-from ..ir import compat
 from ..ir.bindings import ir
 from ..ir.mlir import parse_module, print_module
+from ..xla import compat
 
 TEXT = "HLO text"
 PROTO = "HLO module proto"

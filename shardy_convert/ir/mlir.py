@@ -6,13 +6,10 @@ MLIR diagnostics become `ModuleError`s located as `LINE:COL` of the input text.
 
 from __future__ import annotations
 
-import contextlib
 import io
-import os
 import re
-import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from jaxlib.mlir import ir, passmanager
@@ -55,30 +52,6 @@ def thread_context() -> ir.Context:
         ctx, used = new_context(), 0
     _thread.context = (ctx, used + 1)
     return ctx
-
-
-@contextlib.contextmanager
-def cpp_stderr() -> Iterator[list[str]]:
-    """What C++ writes to file descriptor 2 inside (LLVM's `errs()`, XLA's logs), kept off
-    the terminal: the yielded list gets the text when the block ends. Python's own stderr is
-    flushed first."""
-    import tempfile  # not on the convert path's import time
-
-    sys.stderr.flush()
-    saved = os.dup(2)
-    captured: list[str] = []
-    try:
-        with tempfile.TemporaryFile() as sink:
-            os.dup2(sink.fileno(), 2)
-            try:
-                yield captured
-            finally:
-                sys.stderr.flush()
-                os.dup2(saved, 2)
-                sink.seek(0)
-                captured.append(sink.read().decode("utf-8", "replace"))
-    finally:
-        os.close(saved)
 
 
 def is_bytecode(data: str | bytes) -> bool:

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..errors import ShardyConvertError
+from ..formats.boundary_cache import gspmd_boundary
 from ..ir.bindings import ir
 from ..ir.value_attrs import ValueAttrs
 from ..ir.walker import SDY_SHARDING, SHARDING, func_name, funcs
 from ..sharding import HloSharding, Kind, parse
 from ..sharding.mesh import plan_mesh
-from .gspmd_boundary import gspmd_boundary
 from .import_shardings import ImportShardingsPass
 
 #: Module attribute where the pass says what it did (a string, see `Outcome`); the converter

@@ -14,9 +14,10 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
+from ..cpp_stderr import cpp_stderr
 from ..errors import ShardyConvertError, UsageError
 from ..ir.bindings import ir, passmanager
-from ..ir.mlir import PythonPass, cpp_stderr, new_context, run_pipeline
+from ..ir.mlir import PythonPass, new_context, run_pipeline
 from ..options import Options
 from . import pipeline_text
 from .import_shardings import ImportShardingsPass

@@ -93,7 +93,7 @@ def use_plugin(
     """
     if name.upper() == "CPU":
         raise UsageError('name must not be "CPU": torch_xla does not load dynamic plugins then')
-    from ..passes.gspmd_boundary import cache_dir
+    from ..formats.boundary_cache import cache_dir
 
     settings = registration.Settings(
         name.upper(),
@@ -174,8 +174,11 @@ def _check_plugin(library_path: str | os.PathLike) -> str:
 
 
 def _import_converter() -> None:
-    """Imports what the first conversion needs (MLIR bindings, passes: ~0.3-0.7 s)."""
-    from jaxlib import _jax  # noqa: F401  (portable artifacts)
+    """Imports what the first conversion needs (jaxlib's extension for portable artifacts, MLIR
+    bindings, passes: ~0.3-0.7 s)."""
+    from ..xla import compat
+
+    compat.jax_extension()
 
     from .. import converter  # noqa: F401
     from ..formats import module as formats  # noqa: F401

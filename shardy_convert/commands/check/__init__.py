@@ -15,7 +15,7 @@ The room:
 - `verdict.py`: one graph's comparison (`compare`) and its `Report`.
 - `values.py`: outputs compared exactly or up to float reassociation (pure numpy).
 - `reference.py`: the unpartitioned program, and the Shardy program on the identity order.
-- `client.py`: the CPU client: device count, compile, execute, XLA's logging kept quiet.
+- `compiled.py`: a program compiled on N CPU devices (through xla/) and run on inputs.
 - `cost.py`: what a compiled program costs: collectives by kind, memory, FLOPs, XLA's
   involuntary rematerializations (`program_cost`).
 - `boundary.py`: parameters and outputs compiled to other shardings, those fed back marked.
@@ -26,7 +26,7 @@ The room:
 
 from __future__ import annotations
 
-from .client import Compiled, compile_module, ensure_devices, execute
+from .compiled import Compiled, compile_module, execute
 from .cost import Collectives, Cost, program_cost
 from .run import GraphCheck, check_inputs, device_count
 from .signature import Signature, main_signature, random_inputs
@@ -50,7 +50,6 @@ __all__ = [
     "compare_values",
     "compile_module",
     "device_count",
-    "ensure_devices",
     "execute",
     "main_signature",
     "program_cost",

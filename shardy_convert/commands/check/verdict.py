@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from ...errors import ShardyConvertError
 from .boundary import BoundaryDifference, boundary_differences
-from .client import Compiled, compile_module, execute
+from .compiled import Compiled, compile_module, execute
 from .cost import Cost
 from .reference import identity_order, unpartitioned
 from .signature import random_inputs
