@@ -32,6 +32,7 @@ from ..errors import ShardyConvertError, clip
 from ..xla import compat
 from ..xla.compiler import CompileError, compile_program
 from ..xla.options import Flags, compile_options
+from .output import write_atomic
 
 _CACHE_SIZE = 256
 _lock = threading.Lock()
@@ -143,6 +144,4 @@ def _remember(digest: bytes, boundary: Boundary, cache_dir) -> None:
     entry = {"parameters": list(boundary.parameters), "outputs": list(boundary.outputs)}
     with contextlib.suppress(OSError):  # a cache that cannot be written is no cache
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".{digest.hex()}.{os.getpid()}.{threading.get_ident()}.tmp"
-        tmp.write_text(json.dumps(entry))
-        os.replace(tmp, folder / f"{digest.hex()}.json")
+        write_atomic(folder / f"{digest.hex()}.json", json.dumps(entry).encode())

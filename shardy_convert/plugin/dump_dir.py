@@ -34,7 +34,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from ..errors import ShardyConvertError
-from ..formats.meshes import IN_DIR, write_atomic
+from ..formats.meshes import IN_DIR
+from ..formats.output import write_atomic
 from .mesh_recorder import RECORDER
 
 log = logging.getLogger("shardy_convert.wrapper")
