@@ -19,6 +19,7 @@ from shardy_convert.ir.bindings import ir
 from shardy_convert.ir.legacy_i1 import i1_hex_for_parser
 from shardy_convert.ir.mlir import new_context, parse_module
 from shardy_convert.ir.walker import func_name, funcs
+from shardy_convert.lru import LRU
 from shardy_convert.passes.match_gspmd_boundary import Outcome, _unpinnable
 from shardy_convert.plugin import wrapper
 from shardy_convert.sharding import parse
@@ -112,7 +113,7 @@ def test_llvm_at_level_0_leaves_gspmds_choices_as_they_are(name):
 
 def _fresh_process(monkeypatch) -> None:
     """GSPMD's choices remembered by this process forgotten, as in a new process."""
-    monkeypatch.setattr(boundary_module, "_cache", type(boundary_module._cache)())
+    monkeypatch.setattr(boundary_module, "_cache", LRU(boundary_module._cache.size))
 
 
 def test_choices_are_cached_in_memory_and_on_disk(tmp_path, monkeypatch):

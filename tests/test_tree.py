@@ -21,6 +21,7 @@ FLOORS = {
     "errors": 0,
     "options": 0,
     "cpp_stderr": 0,
+    "lru": 0,
     "sharding": 1,
     "ir": 2,
     "xla": 2,

@@ -23,20 +23,17 @@ import contextlib
 import hashlib
 import json
 import os
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ShardyConvertError, clip
+from ..lru import LRU
 from ..xla import compat
 from ..xla.compiler import CompileError, compile_program
 from ..xla.options import Flags, compile_options
 from .output import write_atomic
 
-_CACHE_SIZE = 256
-_lock = threading.Lock()
-_cache: OrderedDict[bytes, Boundary] = OrderedDict()
+_cache: LRU[bytes, Boundary] = LRU(256)  # this process's, by program digest
 
 
 @dataclass(frozen=True)
@@ -114,11 +111,9 @@ def _compile(data: bytes, n: int, proto: bytes | None, flags: tuple) -> Boundary
 
 
 def _remembered(digest: bytes, cache_dir) -> Boundary | None:
-    with _lock:
-        found = _cache.get(digest)
-        if found is not None:
-            _cache.move_to_end(digest)
-            return Boundary(found.parameters, found.outputs, cached=True)
+    found = _cache.get(digest)
+    if found is not None:
+        return Boundary(found.parameters, found.outputs, cached=True)
     if cache_dir is None:
         return None
     path = Path(cache_dir) / f"{digest.hex()}.json"
@@ -134,10 +129,7 @@ def _remembered(digest: bytes, cache_dir) -> Boundary | None:
 
 
 def _remember(digest: bytes, boundary: Boundary, cache_dir) -> None:
-    with _lock:
-        _cache[digest] = boundary
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
+    _cache.put(digest, boundary)
     if cache_dir is None:
         return
     folder = Path(cache_dir)

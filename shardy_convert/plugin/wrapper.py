@@ -38,11 +38,11 @@ import logging
 import os
 import struct
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InternalError, ShardyConvertError, UsageError
+from ..lru import LRU
 from . import compile_options
 from .cache import POLICIES, Cache, Counters
 from .dump_dir import DumpDir, dump_for
@@ -112,8 +112,7 @@ class Session:
     mesh_names: bool = True  # convert on the meshes the program created (mesh_recorder.py)
     dump: DumpDir | None = None  # where each distinct program is written (dump_dir.py)
     _cache: Cache = field(init=False, repr=False)
-    _facts: OrderedDict = field(default_factory=OrderedDict, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _facts: LRU[bytes, dict] = field(default_factory=lambda: LRU(_CACHE_SIZE), repr=False)
 
     def __post_init__(self):
         check_choice("emit", self.emit, EMITS)
@@ -149,12 +148,7 @@ class Session:
 
     def _facts_of(self, key: bytes) -> dict:
         """What the conversion of `key`'s program found out (dump_dir.py writes it down)."""
-        with self._lock:
-            facts = self._facts.setdefault(key, {})
-            self._facts.move_to_end(key)
-            while len(self._facts) > _CACHE_SIZE:
-                self._facts.popitem(last=False)
-        return facts
+        return self._facts.setdefault(key, dict)
 
     def _convert(self, code: bytes, form: bytes, options: bytes, matching, meshes, facts):
         try:
