@@ -12,7 +12,9 @@ from .formats import hlo
 from .formats import meshes as mesh_file
 from .formats import module as formats
 from .ir.bindings import ir
-from .ir.mlir import has_locations, mlir_error, new_context, run_pipeline
+from .ir.diagnostics import verify
+from .ir.parse import has_locations, new_context
+from .ir.pipeline import run_pipeline
 from .ir.sdy_attrs import MESH_OP
 from .ir.walker import Mentions, body, sites
 from .options import Options, parse_device_ids, parse_mesh
@@ -311,22 +313,15 @@ def convert_module(
     _check_no_gspmd_left(mod.operation)
     if imported:
         run_pipeline(mod, [pipeline.SDY_IMPORT], verify_each=False)
-        _verify(mod.operation, "Shardy's import pipeline made a module that does not verify")
+        verify(mod.operation, "Shardy's import pipeline made a module that does not verify")
     elif validate:
         copy = mod.operation.clone()
         try:
             run_pipeline(copy, [pipeline.SDY_IMPORT], verify_each=False)
-            _verify(copy, "Shardy's import pipeline rejects the converted module")
+            verify(copy, "Shardy's import pipeline rejects the converted module")
         finally:
             copy.erase()
     return outcome
-
-
-def _verify(op: ir.Operation, what: str) -> None:
-    try:
-        op.verify()
-    except ir.MLIRError as e:
-        raise mlir_error(what, e) from None
 
 
 def is_shardy(module: ir.Operation) -> bool:

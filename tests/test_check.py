@@ -161,7 +161,7 @@ def test_unpartitioned_drops_every_sharding():
 
 
 def test_no_reference_for_manual_regions():
-    from shardy_convert.ir.mlir import new_context, parse_module, print_module
+    from shardy_convert.ir.parse import new_context, parse_module, print_module
 
     text, why = unpartitioned(MANUAL.read_text())
     assert text is None
@@ -333,7 +333,7 @@ def test_bytecode_portable_directory_and_stdin_inputs(tmp_path):
     from jaxlib import _jax
 
     from shardy_convert.formats import module as formats
-    from shardy_convert.ir.mlir import new_context, parse_module, print_module
+    from shardy_convert.ir.parse import new_context, parse_module, print_module
 
     text = MATMUL.read_text()
     with new_context() as ctx:

@@ -13,7 +13,8 @@ from jaxlib.mlir.dialects import stablehlo
 from shardy_convert.errors import ShardyConvertError
 from shardy_convert.formats import module as formats
 from shardy_convert.ir import compat
-from shardy_convert.ir.mlir import new_context, parse_module, run_pipeline
+from shardy_convert.ir.parse import new_context, parse_module
+from shardy_convert.ir.pipeline import run_pipeline
 from shardy_convert.xla import compat as xla_compat
 
 from .conftest import TESTDATA

@@ -17,7 +17,7 @@ from shardy_convert.formats import boundary_cache as boundary_module
 from shardy_convert.formats.boundary_cache import Boundary, gspmd_boundary
 from shardy_convert.ir.bindings import ir
 from shardy_convert.ir.legacy_i1 import i1_hex_for_parser
-from shardy_convert.ir.mlir import new_context, parse_module
+from shardy_convert.ir.parse import new_context, parse_module
 from shardy_convert.ir.walker import func_name, funcs
 from shardy_convert.lru import LRU
 from shardy_convert.passes.match_gspmd_boundary import Outcome, _unpinnable

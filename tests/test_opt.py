@@ -81,7 +81,7 @@ def _mlir_reason(pipe: str) -> str:
     from jaxlib.mlir import passmanager
 
     from shardy_convert.cpp_stderr import cpp_stderr
-    from shardy_convert.ir.mlir import new_context
+    from shardy_convert.ir.parse import new_context
 
     with new_context(), cpp_stderr() as leaked:
         try:

@@ -13,7 +13,7 @@ from shardy_convert.formats import dump
 from shardy_convert.formats import module as formats
 from shardy_convert.formats import portable as round_trip
 from shardy_convert.ir.legacy_i1 import unpack_i1_hex
-from shardy_convert.ir.mlir import new_context, print_module
+from shardy_convert.ir.parse import new_context, print_module
 from shardy_convert.plugin import compile_options
 from shardy_convert.plugin.program import _to_shardy
 from shardy_convert.xla import compat

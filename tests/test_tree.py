@@ -45,7 +45,7 @@ def test_no_module_is_over_400_lines(module):
 
 
 def _dotted(module: str) -> list[str]:
-    """`shardy_convert/ir/mlir.py` -> ["shardy_convert", "ir", "mlir"]."""
+    """`shardy_convert/ir/parse.py` -> ["shardy_convert", "ir", "parse"]."""
     parts = module.removesuffix(".py").split("/")
     return parts[:-1] if parts[-1] == "__init__" else parts
 

@@ -219,7 +219,7 @@ def test_torch_xlas_own_hlo_proto_compiles_to_the_same_program():
     from jaxlib import _jax
 
     from shardy_convert.commands.check import Verdict, compare
-    from shardy_convert.ir.mlir import new_context
+    from shardy_convert.ir.parse import new_context
 
     proto = (TESTDATA / "torch_xla" / "tp_mlp_train.hlo.pb").read_bytes()
     with new_context() as ctx, pytest.raises(ShardyConvertError, match="dialect 'mhlo'"):

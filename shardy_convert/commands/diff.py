@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from ..errors import NoShardyFormError, ShardyConvertError, ShardyConvertWarning, clip, place
 from ..formats import dump
 from ..ir.bindings import ir
-from ..ir.mlir import new_context, print_module
+from ..ir.parse import new_context, print_module
 from ..ir.walker import transform_shardings
 from ..sharding.canonical import canonical
 from .diff_view import How, Op, View, canonical_backend_configs, comparable, view

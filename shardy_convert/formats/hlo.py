@@ -23,7 +23,7 @@ import re
 
 from ..errors import ModuleError, clip
 from ..ir.bindings import ir
-from ..ir.mlir import parse_module, print_module
+from ..ir.parse import parse_module, print_module
 from ..xla import compat
 from . import protowire
 

@@ -20,14 +20,8 @@ from typing import NoReturn
 from ..errors import ModuleError, ShardyConvertError
 from ..ir import compat
 from ..ir.bindings import ir, stablehlo
-from ..ir.mlir import (
-    BYTECODE_MAGIC,
-    is_bytecode,
-    mlir_error,
-    new_context,
-    parse_module,
-    print_module,
-)
+from ..ir.diagnostics import mlir_error
+from ..ir.parse import BYTECODE_MAGIC, is_bytecode, new_context, parse_module, print_module
 from ..ir.walker import Mentions
 from ..xla import compat as xla
 from . import hlo

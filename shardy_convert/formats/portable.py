@@ -32,7 +32,7 @@ import functools
 import logging
 
 from ..ir.bindings import ir, passmanager, stablehlo
-from ..ir.mlir import new_context, print_module
+from ..ir.parse import new_context, print_module
 from ..ir.walker import body
 from ..xla import compat
 from .portable_export import Unsupported, export

@@ -7,7 +7,7 @@ detected by feature (a signature, an attribute), not by version string, so a rel
 between gets whichever form it has. Measured on 0.7.1 against 0.10.2:
 
 - `PassManager.add` takes only pipeline strings (0.10.2 also takes Python callables): the
-  project runs its Python passes between PassManagers on every release (`mlir.run_pipeline`),
+  project runs its Python passes between PassManagers on every release (`pipeline.run_pipeline`),
   so nothing here is needed for that.
 - `Operation.walk` has no `op_class=` filter: `walk` filters in Python instead.
 - `_jax.mlir.deserialize_portable_artifact(bytes)` takes no `context=` and returns MLIR text

@@ -18,7 +18,8 @@ from ..errors import ModuleError, ShardyConvertError, clip
 from ..sharding import HloSharding, parse
 from ..sharding.import_rules import Placed, ValueType
 from . import analyses, compat
-from .mlir import format_location, string_value
+from .diagnostics import format_location
+from .parse import string_value
 from .value_attrs import ValueAttrs, edited, value_types_of
 
 SHARDING = "mhlo.sharding"

@@ -15,7 +15,7 @@ from typing import ClassVar
 from ..errors import ModuleError
 from ..ir import compat
 from ..ir.bindings import ir
-from ..ir.mlir import op_location
+from ..ir.diagnostics import op_location
 from ..ir.ops import find_ops
 from ..ir.sdy_attrs import (
     MANUAL_COMPUTATION,

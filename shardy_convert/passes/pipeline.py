@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from ..cpp_stderr import cpp_stderr
 from ..errors import ShardyConvertError, UsageError
 from ..ir.bindings import ir, passmanager
-from ..ir.mlir import PythonPass, new_context, run_pipeline
+from ..ir.parse import new_context
+from ..ir.pipeline import PythonPass, run_pipeline
 from ..options import Options
 from . import pipeline_text
 from .import_shardings import ImportShardingsPass
@@ -115,7 +116,7 @@ def _mlir_problems(step: Step) -> list[str]:
 # for some Shardy passes nested under another op, so a nested step is checked by a child.
 _CHECK_CHILD = (
     "import sys; sys.path.insert(0, {root!r}); from shardy_convert.ir.bindings import passmanager; "
-    "from shardy_convert.ir.mlir import new_context\n"
+    "from shardy_convert.ir.parse import new_context\n"
     "with new_context(): passmanager.PassManager.parse(sys.argv[1])"
 )
 

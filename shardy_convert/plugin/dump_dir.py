@@ -173,7 +173,7 @@ def _text(code: bytes, record: Record) -> str:
     """The program as MLIR text, Shardy in the sdy dialect, after lines saying what it is."""
     from ..converter import import_round_trip
     from ..formats import module as formats
-    from ..ir.mlir import new_context
+    from ..ir.parse import new_context
 
     if _is_text(code):
         body = code.decode()

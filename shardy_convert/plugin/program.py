@@ -86,7 +86,7 @@ def _convert_mlir(
     form = formats.detect(code)
     version = formats.portable_version(code) if form == "portable" else _plugin_version()
     num_devices = opts.num_partitions * opts.num_replicas
-    from ..ir.mlir import thread_context
+    from ..ir.parse import thread_context
 
     with thread_context() as ctx:
         mod = formats.load(code, ctx, trusted=True)

@@ -183,7 +183,7 @@ def _import_converter() -> None:
     from .. import converter  # noqa: F401
     from ..formats import module as formats  # noqa: F401
     from ..formats import portable as round_trip
-    from ..ir.mlir import new_context
+    from ..ir.parse import new_context
     from ..passes import pipeline  # noqa: F401
 
     with new_context():

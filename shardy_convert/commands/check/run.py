@@ -22,7 +22,7 @@ from ...formats import dump, hlo
 from ...formats import module as formats
 from ...formats.meshes import for_input
 from ...ir.bindings import ir
-from ...ir.mlir import new_context, parse_module, print_module
+from ...ir.parse import new_context, parse_module, print_module
 from ...ir.sdy_attrs import read_meshes
 from ..batch import STDIN, expand, read_input
 from .summary import cost_excess
