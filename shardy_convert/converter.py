@@ -247,9 +247,6 @@ def to_gspmd(module: str | bytes, *, emit: str | None = None) -> str | bytes:
 TRANSFORMS = {"convert": convert, "v2": to_v2, "to-gspmd": to_gspmd}
 
 
-SPLIT_MARKER = "// -----"
-
-
 def run_passes(
     module: str | bytes, passes: str | Sequence[str], options: Options | None = None
 ) -> str | bytes:
@@ -262,20 +259,6 @@ def run_passes(
         mod = formats.load(formats.check_type(module), ctx)
         pipeline.run(mod, steps, options or Options())
         return _save_like(mod, module)
-
-
-def split_input(text: str) -> list[str]:
-    """Splits a file into cases at `// -----` lines (mlir-opt's --split-input-file). Each case
-    is padded with empty lines so error locations keep the file's line numbers."""
-    cases, current, start = [], [], 0
-    for number, line in enumerate(text.splitlines(keepends=True)):
-        if line.strip() == SPLIT_MARKER:
-            cases.append("\n" * start + "".join(current))
-            current, start = [], number + 1
-            continue
-        current.append(line)
-    cases.append("\n" * start + "".join(current))
-    return cases
 
 
 def convert_module(

@@ -135,6 +135,20 @@ def test_only_xla_imports_jaxlibs_xla_client(module):
     assert not client, f"{module} imports jaxlib's XLA client or jax outside xla/: {client}"
 
 
+@pytest.mark.parametrize("module", MODULES)
+def test_no_private_name_is_imported_from_another_module(module):
+    """A name another module needs is public (cli/params.py's options, formats/protowire.py):
+    a private name imported across modules is a contract nobody wrote down."""
+    private = [
+        f"line {line}: {name}"
+        for line, name in _imports(module)
+        if _room(name) is not None
+        and name.rsplit(".", 1)[-1].startswith("_")
+        and not name.rsplit(".", 1)[-1].startswith("__")
+    ]
+    assert not private, f"{module} imports private names of other modules: {private}"
+
+
 @pytest.mark.parametrize("folder", sorted(r for r in FLOORS if (PACKAGE / r).is_dir()))
 def test_each_floor_says_what_it_may_use(folder):
     doc = ast.get_docstring(ast.parse((PACKAGE / folder / "__init__.py").read_text())) or ""
