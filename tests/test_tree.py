@@ -135,6 +135,62 @@ def test_only_xla_imports_jaxlibs_xla_client(module):
     assert not client, f"{module} imports jaxlib's XLA client or jax outside xla/: {client}"
 
 
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the package's modules it imports (a name imported from a module counts as
+    that module; a submodule imported by name, as the submodule), in-function imports too."""
+    dotted = {".".join(_dotted(m)): m for m in MODULES}
+    graph: dict[str, set[str]] = {}
+    for name, module in dotted.items():
+        targets = set()
+        for _, imported in _imports(module):
+            parts = imported.split(".")
+            found = next(
+                (".".join(parts[:k]) for k in range(len(parts), 0, -1)
+                 if ".".join(parts[:k]) in dotted),
+                None,
+            )  # fmt: skip
+            if found is not None and found != name:
+                targets.add(found)
+        graph[name] = targets
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while not component or component[-1] != node:
+                component.append(stack.pop())
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycles():
+    """No two modules import each other, directly or through others, not even inside
+    functions: a cycle hides which of them is the lower floor (a data class and its
+    formatter: the data module does not import the formatter's needs back)."""
+    assert _cycles(_import_graph()) == []
+
+
 @pytest.mark.parametrize("module", MODULES)
 def test_no_private_name_is_imported_from_another_module(module):
     """A name another module needs is public (cli/params.py's options, formats/protowire.py):

@@ -40,7 +40,7 @@ class _LazyGroup(click.Group):
         "check": "shardy_convert.cli.check:check",
         "diff": "shardy_convert.cli.diff:diff",
         "inspect": "shardy_convert.cli.inspect:inspect_command",
-        "plugin-wrapper": "shardy_convert.cli.wrapper:plugin_wrapper",
+        "plugin-wrapper": "shardy_convert.cli.plugin_wrapper:plugin_wrapper",
         "opt": "shardy_convert.cli.opt:opt",
         "list-passes": "shardy_convert.cli.opt:list_passes",
     }

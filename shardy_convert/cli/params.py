@@ -82,10 +82,10 @@ class MeshFile(click.ParamType):
     def convert(self, value, param, ctx):
         if not isinstance(value, str):
             return value
-        from ..formats import meshes
+        from ..formats import meshes as mesh_file
 
         try:
-            return meshes.read(value)
+            return mesh_file.read(value)
         except ShardyConvertError as e:
             self.fail(f"{e.file}: {e.message}" if e.file else e.message, param, ctx)
 

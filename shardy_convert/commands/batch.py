@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe, naming_flag
-from ..formats import dump, meshes
+from ..formats import dump
+from ..formats import meshes as mesh_file
 from ..formats.output import write_all, write_atomic
 
 STDIN = "-"
@@ -67,7 +68,7 @@ class Job:
         given, find = options.pop("meshes", None), options.pop("find_meshes", False)
         if not options.get("mesh") and "meshes" in inspect.signature(fn).parameters:
             try:  # --mesh-file, or the mesh file beside the input (a note says so)
-                options["meshes"] = meshes.for_input(file, given, find)
+                options["meshes"] = mesh_file.for_input(file, given, find)
             except ShardyConvertError as e:
                 return None, [e]
         return dump.transform(source, lambda g: fn(g.text, **options), file)

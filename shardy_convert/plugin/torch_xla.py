@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ShardyConvertError, UsageError
-from ..formats import meshes as meshes_file
+from ..formats import meshes as mesh_file
 from ..ir.interrupts import sigint_outside_imports
 from . import mesh_recorder, plugin_library, registration, wrapper
 
@@ -151,7 +151,7 @@ def record_meshes(path: str | os.PathLike | None = None) -> Path:
         dump = os.environ.get("XLA_SAVE_TENSORS_FILE")
         if not dump:
             raise UsageError("record_meshes needs a path, or XLA_SAVE_TENSORS_FILE to write beside")
-        path = dump + meshes_file.SUFFIX
+        path = dump + mesh_file.SUFFIX
     if not mesh_recorder.install():
         raise ShardyConvertError("record_meshes needs torch_xla (torch_xla.distributed.spmd)")
     return mesh_recorder.RECORDER.write_to(Path(path).expanduser())

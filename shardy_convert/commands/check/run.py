@@ -25,8 +25,8 @@ from ...ir.bindings import ir
 from ...ir.parse import new_context, parse_module, print_module
 from ...ir.sdy_attrs import read_meshes
 from ..batch import STDIN, expand, read_input
+from .compare import Report, compare
 from .summary import cost_excess
-from .verdict import Report, compare
 
 
 @dataclass
