@@ -32,35 +32,25 @@ sys.path.insert(0, str(ROOT))
 
 
 def _compile(text, n: int, *, shardy: bool):
-    """(executable, XLA's fd-2 log, seconds) with torch_xla's propagation flags."""
-    from jax._src.lib import xla_client as xc
-
-    from shardy_convert.commands.check.client import _backend, compile_options, ensure_devices
+    """The compiled program (xla/'s: its XLA fd-2 log and seconds with it), with torch_xla's
+    propagation flags."""
     from shardy_convert.ir.legacy_i1 import i1_hex_for_parser
-    from shardy_convert.ir.mlir import cpp_stderr
+    from shardy_convert.xla.compiler import compile_program
+    from shardy_convert.xla.options import compile_options
 
-    ensure_devices(n)
-    backend = _backend()
-    options = compile_options(n, shardy=shardy)
-    devices = xc.DeviceList(tuple(backend.devices()[:n]))
-    start = time.perf_counter()
-    with cpp_stderr() as log:
-        exe = backend.compile_and_load(i1_hex_for_parser(text), devices, options)
-    return exe, "".join(log), time.perf_counter() - start
+    return compile_program(i1_hex_for_parser(text), n, compile_options(n, shardy=shardy))
 
 
 def _outputs(exe) -> list[str]:
-    from jax._src.lib import xla_client as xc
-
-    return [str(xc.HloSharding.from_proto(p)) for p in exe.get_output_shardings() or []]
+    return [str(s) for s in exe.outputs or []]
 
 
-def _cost(exe, log: str, seconds: float) -> dict:
+def _cost(exe) -> dict:
     from shardy_convert.commands.check.cost import program_cost
     from shardy_convert.commands.check.render_json import cost_json
 
     # check --format json's cost fields, and the compile time
-    return {**cost_json(program_cost(exe, log)), "compile_s": seconds}
+    return {**cost_json(program_cost(exe, exe.log)), "compile_s": exe.seconds}
 
 
 def measure(path: str, n: int) -> dict:
@@ -68,13 +58,13 @@ def measure(path: str, n: int) -> dict:
     import warnings
 
     from shardy_convert import convert
-    from shardy_convert.passes import gspmd_boundary
+    from shardy_convert.formats import boundary_cache
     from shardy_convert.sharding import parse
 
     text = Path(path).read_text()
     out = {"input": Path(path).name, "bytes": len(text.encode()), "devices": n}
-    exe, log, seconds = _compile(text, n, shardy=False)
-    out["gspmd"], reference = _cost(exe, log, seconds), _outputs(exe)
+    exe = _compile(text, n, shardy=False)
+    out["gspmd"], reference = _cost(exe), _outputs(exe)
     del exe
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -87,10 +77,10 @@ def measure(path: str, n: int) -> dict:
     out["warnings"] = [str(w.message) for w in caught]
     # The extra GSPMD compile convert() made (jaxlib's own client, LLVM at -O0): its cache holds
     # the figure; a cache hit would cost nothing.
-    out["match_s"] = max(b.seconds for b in gspmd_boundary._cache.values())
+    out["match_s"] = max(b.seconds for b in boundary_cache._cache.values())
     for name, module in (("shardy", plain), ("matched", matched)):
-        exe, log, seconds = _compile(module, n, shardy=True)
-        out[name] = _cost(exe, log, seconds)
+        exe = _compile(module, n, shardy=True)
+        out[name] = _cost(exe)
         outputs = _outputs(exe)
         out[name]["outputs_unlike_gspmd"] = sum(
             parse(a) != parse(b) for a, b in zip(outputs, reference)

@@ -72,15 +72,16 @@ def _program(text: str) -> bytes | None:
 
 
 def _options(n: int) -> bytes:
+    from shardy_convert.formats import protowire
     from shardy_convert.plugin import compile_options
 
     build = (
-        compile_options._field(4, 1)
-        + compile_options._field(5, n)
-        + compile_options._field(6, 1)
-        + compile_options._field(9, compile_options.encode_device_assignment(list(range(n))))
+        protowire.field(4, 1)
+        + protowire.field(5, n)
+        + protowire.field(6, 1)
+        + protowire.field(9, compile_options.encode_device_assignment(list(range(n))))
     )
-    return compile_options._field(3, build)
+    return protowire.field(3, build)
 
 
 def _devices(text: str) -> int | None:

@@ -46,15 +46,11 @@ def _timed(label: str, fn):
 
 
 PHASES = {
-    "shardy_convert.ir.mlir": [
-        "new_context",
-        "parse_module",
-        "check_nesting",
-        "print_module",
-    ],
-    "shardy_convert.ir.pass_manager": ["run_pipeline"],
+    "shardy_convert.ir.parse": ["new_context", "parse_module", "print_module"],
+    "shardy_convert.ir.nesting": ["check_nesting"],
+    "shardy_convert.ir.pipeline": ["run_pipeline"],
     "shardy_convert.ir.walker": ["sites", "op_sites", "transform_shardings"],
-    "shardy_convert.converter": ["convert_module", "_check_no_gspmd_left", "_verify", "is_shardy"],
+    "shardy_convert.converter": ["convert_module", "_check_no_gspmd_left", "verify", "is_shardy"],
 }
 
 
@@ -75,7 +71,7 @@ def instrument() -> None:
     """Wraps the converter's phase functions wherever they were imported by name."""
     from jaxlib.mlir import passmanager
 
-    import shardy_convert.ir.mlir as M
+    import shardy_convert.ir.pipeline as M
     from shardy_convert.passes.registry import PASSES
 
     targets = _targets()
@@ -140,7 +136,7 @@ def main(argv=None) -> int:
     from jaxlib.mlir import ir
 
     import shardy_convert
-    from shardy_convert.ir.mlir import new_context
+    from shardy_convert.ir.parse import new_context
 
     def floor():
         with new_context() as ctx:
@@ -172,7 +168,7 @@ def main(argv=None) -> int:
         from jaxlib.mlir import passmanager
         from pyinstrument import Profiler
 
-        import shardy_convert.ir.mlir as M
+        import shardy_convert.ir.pipeline as M
 
         M.passmanager = passmanager  # no MLIR timing report in the middle of the tree
 

@@ -101,7 +101,7 @@ def worker(what: str, path: str, runs: int, budget: float) -> dict:
     import shardy_convert
     from shardy_convert.formats import dump
     from shardy_convert.ir.legacy_i1 import unpack_i1_hex
-    from shardy_convert.ir.mlir import new_context
+    from shardy_convert.ir.parse import new_context
 
     data = Path(path).read_text()
     base = _rss_mb("VmRSS")

@@ -7,7 +7,7 @@ import struct
 
 from shardy_convert.converter import is_shardy
 from shardy_convert.formats import module as formats
-from shardy_convert.ir.mlir import new_context
+from shardy_convert.ir.parse import new_context
 from shardy_convert.ir.walker import sites
 from shardy_convert.plugin import compile_options, wrapper
 

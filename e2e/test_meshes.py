@@ -15,7 +15,7 @@ from pathlib import Path
 from shardy_convert.converter import import_round_trip
 from shardy_convert.formats import meshes as mesh_file
 from shardy_convert.formats import module as formats
-from shardy_convert.ir.mlir import new_context
+from shardy_convert.ir.parse import new_context
 from shardy_convert.ir.sdy_attrs import read_meshes
 
 from .compare import assert_same

@@ -20,8 +20,9 @@ from .formats import meshes as mesh_file
 from .formats import module as formats
 from .ir.analyses import Analyses
 from .ir.bindings import ir
-from .ir.mlir import has_locations, mlir_error, new_context
-from .ir.pass_manager import run_pipeline
+from .ir.diagnostics import verify
+from .ir.parse import has_locations, new_context
+from .ir.pipeline import run_pipeline
 from .ir.sdy_attrs import has_meshes, is_shardy
 from .ir.walker import Mentions, sites
 from .options import parse_device_ids, parse_mesh
@@ -251,11 +252,11 @@ def _same_type(result: str | bytes, original: str | bytes) -> str | bytes:
 
 
 def _cache_dir(value: str | os.PathLike | bool | None) -> str | None:
-    """gspmd_boundary.cache_dir(value), that module imported only when a cache is asked for
-    (cold start)."""
+    """boundary_cache.cache_dir(value), that module (and XLA's client) imported only when a
+    cache is asked for (cold start)."""
     if value is None or value is False:
         return None
-    from .passes.gspmd_boundary import cache_dir
+    from .formats.boundary_cache import cache_dir
 
     return cache_dir(value)
 
@@ -322,9 +323,6 @@ class ToGspmdRequest:
         return to_gspmd(module, emit=self.emit)
 
 
-SPLIT_MARKER = "// -----"
-
-
 def run_passes(module: str | bytes, passes: str | list[str] | pipeline.Pipeline) -> str | bytes:
     """Runs a pipeline of project and registered Shardy passes (`pipeline.parse`'s steps, or
     what it parses: a list of pass names, or a pipeline string like mlir-opt's,
@@ -338,20 +336,6 @@ def run_passes(module: str | bytes, passes: str | list[str] | pipeline.Pipeline)
         for name, found in pipeline.run(mod, steps).found:
             warnings.warn(ShardyConvertNote(f"{name}: {found}"), stacklevel=2)
         return _save_like(mod, module)
-
-
-def split_input(text: str) -> list[str]:
-    """Splits a file into cases at `// -----` lines (mlir-opt's --split-input-file). Each case
-    is padded with empty lines so error locations keep the file's line numbers."""
-    cases, current, start = [], [], 0
-    for number, line in enumerate(text.splitlines(keepends=True)):
-        if line.strip() == SPLIT_MARKER:
-            cases.append("\n" * start + "".join(current))
-            current, start = [], number + 1
-            continue
-        current.append(line)
-    cases.append("\n" * start + "".join(current))
-    return cases
 
 
 def convert_module(
@@ -371,22 +355,15 @@ def convert_module(
     _check_no_gspmd_left(mod.operation)
     if request.imported:
         run_pipeline(mod, [pipeline.SDY_IMPORT], verify_each=False)
-        _verify(mod.operation, "Shardy's import pipeline made a module that does not verify")
+        verify(mod.operation, "Shardy's import pipeline made a module that does not verify")
     elif request.validate:
         copy = mod.operation.clone()
         try:
             run_pipeline(copy, [pipeline.SDY_IMPORT], verify_each=False)
-            _verify(copy, "Shardy's import pipeline rejects the converted module")
+            verify(copy, "Shardy's import pipeline rejects the converted module")
         finally:
             copy.erase()
     return found
-
-
-def _verify(op: ir.Operation, what: str) -> None:
-    try:
-        op.verify()
-    except ir.MLIRError as e:
-        raise mlir_error(what, e) from None
 
 
 def _check_no_gspmd_left(module: ir.Operation) -> None:

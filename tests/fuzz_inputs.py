@@ -447,7 +447,7 @@ _BYTECODE: dict = {}
 
 def _bytecode(path) -> bytes:
     if path not in _BYTECODE:
-        from shardy_convert.ir.mlir import new_context, parse_module, print_module
+        from shardy_convert.ir.parse import new_context, parse_module, print_module
 
         with new_context() as ctx:
             _BYTECODE[path] = print_module(parse_module(path.read_text(), ctx), "bytecode")

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from shardy_convert.errors import ShardyConvertError
-from shardy_convert.ir import compat
+from shardy_convert.xla import compat
 
 PLUGIN_PACKAGE = "xla_plugins.xla_cpu_pjrt"
 PLUGIN_FILE = "xla_cpu_pjrt.so"

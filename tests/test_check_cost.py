@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from shardy_convert.commands.check import compare_programs, compile_module
-from shardy_convert.commands.check.client import rematerializations_logged
+from shardy_convert.commands.check.compiled import rematerializations_logged
 from shardy_convert.commands.check.cost import (
     collectives,
     program_cost,
@@ -110,7 +110,7 @@ def test_program_cost_of_a_real_compile():
     """torch_xla's matmul on a 2x4 mesh: every measure is there on this jaxlib."""
     text = (TESTDATA / "torch_xla" / "matmul_2x4.mlir").read_text()
     compiled = compile_module(text, 8, shardy=False)
-    cost = program_cost(compiled.executable, compiled.log)
+    cost = program_cost(compiled.program, compiled.log)
     assert cost == compiled.cost
     assert cost.collectives == sum(c.count for c in cost.by_kind.values()) > 0
     assert cost.temp_bytes is not None

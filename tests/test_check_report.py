@@ -57,7 +57,7 @@ def _rematerializations_logged() -> bool:
     """Whether this jaxlib's XLA writes its rematerialization warning (0.10.2 does, 0.7.1 not)."""
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
     env |= {"TF_CPP_MIN_LOG_LEVEL": "1", "XLA_FLAGS": "--xla_force_host_platform_device_count=4"}
-    code = "from shardy_convert.commands.check.client import rematerializations_logged as r\n"
+    code = "from shardy_convert.commands.check.compiled import rematerializations_logged as r\n"
     code += "print(r())"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True

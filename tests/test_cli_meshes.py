@@ -12,7 +12,7 @@ import pytest
 
 from shardy_convert.formats import dump
 from shardy_convert.formats import module as formats
-from shardy_convert.ir.mlir import new_context
+from shardy_convert.ir.parse import new_context
 from shardy_convert.ir.sdy_attrs import read_meshes
 
 from .conftest import TESTDATA

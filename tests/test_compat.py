@@ -1,5 +1,6 @@
-"""The jaxlib compatibility layer (`shardy_convert.ir.compat`) and the pipeline runner that needs
-no Python passes inside a PassManager. Every test runs on whichever jaxlib is installed; `make
+"""The jaxlib compatibility layers (`shardy_convert.ir.compat` for the MLIR bindings,
+`shardy_convert.xla.compat` for the XLA client) and the pipeline runner that needs no Python
+passes inside a PassManager. Every test runs on whichever jaxlib is installed; `make
 test` runs them on the newest and the oldest supported release. Where a release lacks a
 feature, the fallback is forced here so both paths are tested on every release."""
 
@@ -15,8 +16,9 @@ from shardy_convert.errors import ShardyConvertError
 from shardy_convert.formats import module as formats
 from shardy_convert.ir import compat
 from shardy_convert.ir.analyses import Analyses
-from shardy_convert.ir.mlir import new_context, parse_module
-from shardy_convert.ir.pass_manager import run_pipeline
+from shardy_convert.ir.parse import new_context, parse_module
+from shardy_convert.ir.pipeline import run_pipeline
+from shardy_convert.xla import compat as xla_compat
 
 from .conftest import TESTDATA
 
@@ -58,9 +60,11 @@ def test_portable_artifact_round_trip_through_compat():
         module = parse_module(SHARDED_ADD, ctx)
         before = str(module)
         target = stablehlo.get_minimum_version()
-        data = compat.serialize_portable_artifact(formats.print_module(module, "bytecode"), target)
+        data = xla_compat.serialize_portable_artifact(
+            formats.print_module(module, "bytecode"), target
+        )
         assert formats.portable_version(data) == target
-        back = str(compat.deserialize_portable_artifact(data, ctx))
+        back = str(formats.deserialize_portable(data, ctx))
     assert back == before
 
 
@@ -76,14 +80,14 @@ def test_hlo_module_from_proto_reads_a_compiled_programs_module():
 
     exe = backend.compile_and_load(text, xc.DeviceList(tuple(backend.devices()[:1])))
     proto = exe.hlo_modules()[0].as_serialized_hlo_module_proto()
-    module = compat.hlo_module_from_proto(proto)
+    module = xla_compat.hlo_module_from_proto(proto)
     assert "add(" in module.to_string()
 
 
 def test_hlo_sharding_module_holds_xlas_sharding_classes():
     from jaxlib import xla_client as xc
 
-    module = compat.hlo_sharding_module()
+    module = xla_compat.hlo_sharding_module()
     assert module.HloSharding is xc.HloSharding
     assert module.OpSharding is xc.OpSharding
 

@@ -22,7 +22,7 @@ from shardy_convert.commands.diff import normalize
 from shardy_convert.converter import ConvertRequest, ToGspmdRequest, V2Request, run_passes, to_v2
 from shardy_convert.converter import to_gspmd as export
 from shardy_convert.formats import dump
-from shardy_convert.ir.mlir import new_context, parse_module
+from shardy_convert.ir.parse import new_context, parse_module
 from shardy_convert.ir.sdy_attrs import sharding_from_attr as from_attr
 from shardy_convert.ir.walker import sites
 from shardy_convert.passes.export_shardings import ExportShardingsPass

@@ -19,7 +19,7 @@ from shardy_convert.commands.check import Verdict, compare
 from shardy_convert.errors import ShardyConvertError
 from shardy_convert.formats import hlo
 from shardy_convert.formats import module as formats
-from shardy_convert.ir.mlir import new_context
+from shardy_convert.ir.parse import new_context
 
 from .conftest import TESTDATA, manifest
 from .helpers import run

@@ -16,7 +16,7 @@ from jaxlib.mlir import ir
 from shardy_convert import ShardyConvertError, convert
 from shardy_convert.formats import dump
 from shardy_convert.ir.legacy_i1 import parser_wants_bytes, unpack_i1_hex
-from shardy_convert.ir.mlir import new_context, parse_module
+from shardy_convert.ir.parse import new_context, parse_module
 
 from .conftest import TESTDATA
 

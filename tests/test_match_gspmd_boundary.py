@@ -1,8 +1,8 @@
 """match-gspmd-boundary: GSPMD's shardings for @main's open values, read from GSPMD's compile on
 jaxlib's CPU client and pinned before conversion (issue 17). Each test compiles for itself what
 it compares against: the GSPMD original with torch_xla's compile options (propagation to the
-output on: check's `compile_options`) through jax's own CPU backend, not through the code under
-test."""
+output on), built here and compiled on jax's own CPU backend, not through the code under test
+(xla/)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,15 @@ import warnings
 import pytest
 
 from shardy_convert import convert
-from shardy_convert.commands.check.client import _backend, compile_options, ensure_devices, quiet
+from shardy_convert.cpp_stderr import cpp_stderr
 from shardy_convert.errors import ShardyConvertError, ShardyConvertWarning
+from shardy_convert.formats import boundary_cache as boundary_module
+from shardy_convert.formats.boundary_cache import Boundary, gspmd_boundary
 from shardy_convert.ir.bindings import ir
 from shardy_convert.ir.legacy_i1 import i1_hex_for_parser
-from shardy_convert.ir.mlir import new_context, parse_module
+from shardy_convert.ir.parse import new_context, parse_module
 from shardy_convert.ir.walker import func_name, funcs
-from shardy_convert.passes import gspmd_boundary as boundary_module
-from shardy_convert.passes.gspmd_boundary import Boundary, gspmd_boundary
+from shardy_convert.lru import LRU
 from shardy_convert.passes.match_gspmd_boundary import Outcome, _unpinnable
 from shardy_convert.plugin import wrapper
 from shardy_convert.plugin.settings import Settings
@@ -34,15 +35,21 @@ UNLIKE = [("matmul_2x4.mlir", 8), ("mixed_meshes_12.mlir", 12)]
 
 def _compile(text: str, n: int, *, shardy: bool, opt_level: int | None = None):
     """(parameter shardings, output shardings) as GSPMD strings of one compile on jax's CPU
-    backend, with torch_xla's propagation flags."""
+    backend (16 devices: conftest), with torch_xla's propagation flags."""
+    import numpy as np
+    from jax._src import xla_bridge
     from jax._src.lib import xla_client as xc
 
-    ensure_devices(n)
-    backend = _backend()
-    options = compile_options(n, shardy=shardy)
+    backend = xla_bridge.get_backend("cpu")
+    options = xc.CompileOptions()
+    build = options.executable_build_options
+    build.num_partitions, build.num_replicas = n, 1
+    build.use_spmd_partitioning, build.use_shardy_partitioner = True, shardy
+    build.allow_spmd_sharding_propagation_to_output = [True]
+    build.device_assignment = xc.DeviceAssignment.create(np.arange(n).reshape(1, n))
     if opt_level is not None:
-        options.executable_build_options.debug_options.xla_backend_optimization_level = opt_level
-    with quiet():
+        build.debug_options.xla_backend_optimization_level = opt_level
+    with cpp_stderr():
         exe = backend.compile_and_load(
             i1_hex_for_parser(text), xc.DeviceList(tuple(backend.devices()[:n])), options
         )
@@ -107,7 +114,7 @@ def test_llvm_at_level_0_leaves_gspmds_choices_as_they_are(name):
 
 def _fresh_process(monkeypatch) -> None:
     """GSPMD's choices remembered by this process forgotten, as in a new process."""
-    monkeypatch.setattr(boundary_module, "_cache", type(boundary_module._cache)())
+    monkeypatch.setattr(boundary_module, "_cache", LRU(boundary_module._cache.size))
 
 
 def test_choices_are_cached_in_memory_and_on_disk(tmp_path, monkeypatch):
@@ -225,9 +232,9 @@ def test_opt_runs_the_pass_alone_and_says_what_it_did():
 
 
 def test_check_with_the_option_in_a_fresh_process(tmp_path):
-    # The GSPMD compile while converting starts XLA, which reads XLA_FLAGS (check's device
-    # count) once per process: check sets the count before it. A process of its own, with no
-    # XLA_FLAGS, as a user runs it.
+    # The GSPMD compile while converting and check's compiles use xla/'s clients, one per
+    # device count, none reading XLA_FLAGS. A process of its own, with no XLA_FLAGS, as a
+    # user runs it.
     import os
     import subprocess
     import sys

@@ -1,4 +1,4 @@
-"""The bracket-nesting guard that runs before MLIR's recursive parser (ir/mlir.check_nesting):
+"""The bracket-nesting guard that runs before MLIR's recursive parser (ir/nesting.check_nesting):
 which brackets count (not those in strings or `//` comments, not `->`, `<=`, `>=`), checked
 against a plain character-by-character lexer on hand-picked and generated texts."""
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shardy_convert.errors import ModuleError
-from shardy_convert.ir.mlir import MAX_NESTING, check_nesting
+from shardy_convert.ir.nesting import MAX_NESTING, check_nesting
 
 
 def _deepest(text: str) -> tuple[int, int | None]:

@@ -121,7 +121,7 @@ import shardy_convert.converter  # noqa: the library, before any probe
 corpus()
 imported = sorted(m for m in ("jax", "jaxlib.xla_client") if m in sys.modules)
 
-from shardy_convert.ir import compat
+from shardy_convert.xla import compat
 hlo = compat.hlo_sharding_module()
 util = importlib.import_module("jaxlib._jax.hlo_sharding_util")
 wrap_members(hlo.HloSharding, "HloSharding")

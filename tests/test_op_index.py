@@ -10,7 +10,7 @@ from jaxlib.mlir import ir
 from shardy_convert import convert
 from shardy_convert.formats import module as formats
 from shardy_convert.ir import compat, walker
-from shardy_convert.ir.mlir import new_context, parse_module
+from shardy_convert.ir.parse import new_context, parse_module
 from shardy_convert.ir.walker import Mentions, OpIndex
 
 from .conftest import TESTDATA, real_graphs

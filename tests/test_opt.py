@@ -82,7 +82,8 @@ def test_a_bad_option_of_a_shardy_pipeline_is_one_usage_error_saying_why():
 def _mlir_reason(pipe: str) -> str:
     from jaxlib.mlir import passmanager
 
-    from shardy_convert.ir.mlir import cpp_stderr, new_context
+    from shardy_convert.cpp_stderr import cpp_stderr
+    from shardy_convert.ir.parse import new_context
 
     with new_context(), cpp_stderr() as leaked:
         try:

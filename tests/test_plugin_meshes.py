@@ -16,7 +16,7 @@ from shardy_convert.converter import import_round_trip
 from shardy_convert.errors import ShardyConvertError
 from shardy_convert.formats import meshes as mesh_file
 from shardy_convert.formats import module as formats
-from shardy_convert.ir.mlir import new_context
+from shardy_convert.ir.parse import new_context
 from shardy_convert.ir.sdy_attrs import read_meshes
 from shardy_convert.plugin import compile_options, dump_dir, mesh_recorder, wrapper
 from shardy_convert.plugin.settings import Settings

@@ -12,11 +12,11 @@ from jaxlib.mlir.dialects import stablehlo
 from shardy_convert.formats import dump
 from shardy_convert.formats import module as formats
 from shardy_convert.formats import portable as round_trip
-from shardy_convert.ir import compat
 from shardy_convert.ir.legacy_i1 import unpack_i1_hex
-from shardy_convert.ir.mlir import new_context, print_module
+from shardy_convert.ir.parse import new_context, print_module
 from shardy_convert.plugin import compile_options
 from shardy_convert.plugin.program import _to_shardy
+from shardy_convert.xla import compat
 
 from . import pjrt_plugin
 from .conftest import TESTDATA, manifest
@@ -70,8 +70,8 @@ def test_the_wrappers_output_is_what_jaxlibs_writer_writes(graph, num_devices, n
             assert fast is None
             return
         assert fast == previous
-        text = compat.deserialize_portable_artifact(fast, ctx).operation.get_asm()
-        assert text == compat.deserialize_portable_artifact(previous, ctx).operation.get_asm()
+        text = formats.deserialize_portable(fast, ctx).operation.get_asm()
+        assert text == formats.deserialize_portable(previous, ctx).operation.get_asm()
 
 
 def test_graphs_cover_the_test_data():

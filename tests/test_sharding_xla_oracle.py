@@ -17,9 +17,9 @@ import random
 import pytest
 from jax._src.lib import xla_client
 
-from shardy_convert.ir import compat
 from shardy_convert.sharding import HloSharding, Kind, SubgroupType, parse
 from shardy_convert.sharding.model import collapsed_kind
+from shardy_convert.xla import compat
 
 from .random_shardings import random_sharding
 

@@ -13,15 +13,18 @@ PACKAGE = ROOT / "shardy_convert"
 MODULES = sorted(p.relative_to(ROOT).as_posix() for p in PACKAGE.rglob("*.py"))
 MAX_LINES = 400
 
-# The floors, bottom-up: a module imports only from its own floor or lower. commands/ and
-# plugin/ share a floor but never import each other. The top-level names kept for users
-# (`shardy_convert`, `.hook`, `.torch_xla`, `.wrapper`, `__main__`) re-export from below and
-# share the top floor with cli/.
+# The floors, bottom-up: a module imports only from its own floor or lower. ir/ and xla/ share
+# a floor (the MLIR boundary and the XLA boundary), as commands/ and plugin/ do, and never
+# import each other. The top-level names kept for users (`shardy_convert`, `.hook`,
+# `.torch_xla`, `.wrapper`, `__main__`) re-export from below and share the top floor with cli/.
 FLOORS = {
     "errors": 0,
     "options": 0,
+    "cpp_stderr": 0,
+    "lru": 0,
     "sharding": 1,
     "ir": 2,
+    "xla": 2,
     "formats": 3,
     "passes": 4,
     "converter": 5,
@@ -31,7 +34,7 @@ FLOORS = {
 }
 SHIMS = {"__init__", "__main__", "hook", "torch_xla", "wrapper"}
 TOP = FLOORS["cli"]
-SIBLINGS = {"commands": "plugin", "plugin": "commands"}
+SIBLINGS = {"commands": "plugin", "plugin": "commands", "ir": "xla", "xla": "ir"}
 
 
 @pytest.mark.parametrize("module", MODULES)
@@ -42,7 +45,7 @@ def test_no_module_is_over_400_lines(module):
 
 
 def _dotted(module: str) -> list[str]:
-    """`shardy_convert/ir/mlir.py` -> ["shardy_convert", "ir", "mlir"]."""
+    """`shardy_convert/ir/parse.py` -> ["shardy_convert", "ir", "parse"]."""
     parts = module.removesuffix(".py").split("/")
     return parts[:-1] if parts[-1] == "__init__" else parts
 
@@ -101,9 +104,7 @@ def test_imports_only_point_down(module):
 
 @pytest.mark.parametrize("module", MODULES)
 def test_only_ir_imports_mlir(module):
-    """jaxlib's MLIR bindings are named in ir/ only (ir/bindings.py for everyone else);
-    jaxlib's compiler client (`jaxlib._jax`, `xla_client`) is no MLIR and may be used where a
-    program is compiled (check/, plugin/)."""
+    """jaxlib's MLIR bindings are named in ir/ only (ir/bindings.py for everyone else)."""
     if _room(".".join(_dotted(module))) == "ir":
         return
     mlir = [
@@ -112,6 +113,96 @@ def test_only_ir_imports_mlir(module):
         if name.startswith("jaxlib.mlir") or name == "jaxlib.mlir"
     ]
     assert not mlir, f"{module} imports jaxlib.mlir outside ir/: {mlir}"
+
+
+def _names_xla_client(name: str) -> bool:
+    """jax, or any of jaxlib but its MLIR bindings (ir/'s) and its version record."""
+    top, _, rest = name.partition(".")
+    if top == "jax":
+        return True
+    return top == "jaxlib" and not rest.startswith("mlir") and rest != "version"
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_only_xla_imports_jaxlibs_xla_client(module):
+    """jaxlib's XLA client (`jaxlib.xla_client`, `jaxlib._jax`, `jaxlib._hlo`) and jax itself
+    (`jax._src` above all) are named in xla/ only, as JAX's `compiler.py` and `lib/` are for
+    jax: compile options, CPU clients, compiling, compiled shardings, portable artifacts, and
+    every private name in xla/compat.py with the releases it was checked on."""
+    if _room(".".join(_dotted(module))) == "xla":
+        return
+    client = [f"line {line}: {name}" for line, name in _imports(module) if _names_xla_client(name)]
+    assert not client, f"{module} imports jaxlib's XLA client or jax outside xla/: {client}"
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the package's modules it imports (a name imported from a module counts as
+    that module; a submodule imported by name, as the submodule), in-function imports too."""
+    dotted = {".".join(_dotted(m)): m for m in MODULES}
+    graph: dict[str, set[str]] = {}
+    for name, module in dotted.items():
+        targets = set()
+        for _, imported in _imports(module):
+            parts = imported.split(".")
+            found = next(
+                (".".join(parts[:k]) for k in range(len(parts), 0, -1)
+                 if ".".join(parts[:k]) in dotted),
+                None,
+            )  # fmt: skip
+            if found is not None and found != name:
+                targets.add(found)
+        graph[name] = targets
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while not component or component[-1] != node:
+                component.append(stack.pop())
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycles():
+    """No two modules import each other, directly or through others, not even inside
+    functions: a cycle hides which of them is the lower floor (a data class and its
+    formatter: the data module does not import the formatter's needs back)."""
+    assert _cycles(_import_graph()) == []
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_no_private_name_is_imported_from_another_module(module):
+    """A name another module needs is public (cli/params.py's options, formats/protowire.py):
+    a private name imported across modules is a contract nobody wrote down."""
+    private = [
+        f"line {line}: {name}"
+        for line, name in _imports(module)
+        if _room(name) is not None
+        and name.rsplit(".", 1)[-1].startswith("_")
+        and not name.rsplit(".", 1)[-1].startswith("__")
+    ]
+    assert not private, f"{module} imports private names of other modules: {private}"
 
 
 @pytest.mark.parametrize("folder", sorted(r for r in FLOORS if (PACKAGE / r).is_dir()))

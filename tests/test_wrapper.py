@@ -220,7 +220,7 @@ def test_torch_xlas_own_hlo_proto_compiles_to_the_same_program():
     from jaxlib import _jax
 
     from shardy_convert.commands.check import Verdict, compare
-    from shardy_convert.ir.mlir import new_context
+    from shardy_convert.ir.parse import new_context
 
     proto = (TESTDATA / "torch_xla" / "tp_mlp_train.hlo.pb").read_bytes()
     with new_context() as ctx, pytest.raises(ShardyConvertError, match="dialect 'mhlo'"):
@@ -486,8 +486,8 @@ def test_a_custom_order_leaves_the_mesh_for_the_device_assignment():
 
 
 def test_compiled_shardings_are_relabelled_into_the_callers_ids():
-    from shardy_convert.ir import compat
     from shardy_convert.plugin.optimized_program import relabel_program
+    from shardy_convert.xla import compat as xla_compat
 
     text, _, _, order = program.convert_program(
         GATHER.encode(), "mlir", jaxlib_options(8), emit="text"
@@ -499,7 +499,7 @@ def test_compiled_shardings_are_relabelled_into_the_callers_ids():
     client = pjrt_plugin.get_client(8)
     module = client._optimized_module(hlo)
     proto = module.as_serialized_hlo_module_proto()
-    relabelled = compat.hlo_module_from_proto(relabel_program(proto, "hlo", ids))
+    relabelled = xla_compat.hlo_module_from_proto(relabel_program(proto, "hlo", ids))
     (out,) = pjrt_plugin._output_shardings(relabelled.spmd_output_sharding, 1)
     table, indices = (
         pjrt_plugin.sharding_from_proto(p) for p in relabelled.spmd_parameters_shardings

@@ -18,8 +18,14 @@ import warnings
 
 import click
 
-from .main import _Failed, _match_option, _mesh_option
-from .params import check_mesh_options, inputs_argument, mesh_file_option
+from .params import (
+    Failed,
+    check_mesh_options,
+    inputs_argument,
+    match_gspmd_boundary_option,
+    mesh_file_option,
+    mesh_option,
+)
 
 
 @click.command("check")
@@ -29,7 +35,7 @@ from .params import check_mesh_options, inputs_argument, mesh_file_option
     type=click.IntRange(min=1),
     help="Device count of graphs whose module and dump do not say (all replicated).",
 )
-@_mesh_option
+@mesh_option
 @mesh_file_option
 @click.option(
     "--reference/--no-reference",
@@ -53,7 +59,7 @@ from .params import check_mesh_options, inputs_argument, mesh_file_option
     help="Fail (exit 1) a graph whose Shardy program has more than R times GSPMD's collective "
     "bytes or temp memory.",
 )
-@_match_option
+@match_gspmd_boundary_option
 def check(
     inputs, devices, mesh, mesh_file, reference, fmt, max_cost_ratio, match_gspmd_boundary
 ) -> None:
@@ -83,7 +89,7 @@ def check(
     elif len(checks) > 1:
         click.echo("\n" + summary_text(summarize(checks)))
     if any(graph.failed for graph in checks):
-        raise _Failed()
+        raise Failed()
 
 
 def _a_number(value: float | None) -> float | None:

@@ -77,9 +77,9 @@ def interrupted(flush: bool = True) -> NoReturn:
     running, and tearing the interpreter down under them crashed the process (SIGSEGV)."""
     import os
 
-    batch = sys.modules.get("shardy_convert.commands.batch")  # not imported: nothing written
-    if batch is not None:
-        batch.remove_partial_outputs()
+    output = sys.modules.get("shardy_convert.formats.output")  # not imported: nothing written
+    if output is not None:
+        output.remove_partial_outputs()
     for stream in (sys.stdout, sys.stderr) if flush else ():
         with contextlib.suppress(Exception):
             stream.flush()

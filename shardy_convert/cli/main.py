@@ -15,9 +15,17 @@ from typing import ClassVar
 
 import click
 
-from ..errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe
-from ..options import parse_mesh
-from .params import TargetVersion, check_mesh_options, inputs_argument, mesh_file_option
+from ..errors import ShardyConvertWarning, UsageError, describe
+from .params import (
+    Failed,
+    TargetVersion,
+    check_mesh_options,
+    inputs_argument,
+    match_gspmd_boundary_option,
+    mesh_file_option,
+    mesh_option,
+    num_devices_option,
+)
 from .progress import echo, progress
 from .version import version_option
 
@@ -32,9 +40,9 @@ class _LazyGroup(click.Group):
         "check": "shardy_convert.cli.check:check",
         "diff": "shardy_convert.cli.diff:diff",
         "inspect": "shardy_convert.cli.inspect:inspect_command",
-        "plugin-wrapper": "shardy_convert.cli.wrapper:plugin_wrapper",
-        "opt": "shardy_convert.cli.passes:opt",
-        "list-passes": "shardy_convert.cli.passes:list_passes",
+        "plugin-wrapper": "shardy_convert.cli.plugin_wrapper:plugin_wrapper",
+        "opt": "shardy_convert.cli.opt:opt",
+        "list-passes": "shardy_convert.cli.opt:list_passes",
     }
 
     def list_commands(self, ctx) -> list[str]:
@@ -69,7 +77,7 @@ class _LazyGroup(click.Group):
                 raise click.exceptions.Exit(1) from None
             except Exception as e:
                 click.echo(describe(e), err=True)
-                raise _Failed() from None
+                raise Failed() from None
 
 
 @contextlib.contextmanager
@@ -92,54 +100,6 @@ def _quiet_stdout() -> None:
 
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
-
-
-class _Failed(click.exceptions.Exit):
-    """Exit 1 after the errors were printed."""
-
-    def __init__(self):
-        super().__init__(1)
-
-
-class _Mesh(click.ParamType):
-    """`--mesh NAME=SIZE,...`, checked when the command line is read (a usage error)."""
-
-    name = "NAME=SIZE,..."
-
-    def convert(self, value, param, ctx):
-        if not isinstance(value, str):
-            return value
-
-        try:
-            return parse_mesh(value)
-        except ShardyConvertError as e:
-            self.fail(e.message, param, ctx)
-
-
-def _mesh_option(f):
-    return click.option(
-        "--mesh",
-        type=_Mesh(),
-        help="Mesh axis names, order and sizes to use (default _axis_0, _axis_1, ...).",
-    )(f)
-
-
-def _num_devices_option(f):
-    return click.option(
-        "--num-devices",
-        type=click.IntRange(min=1),
-        help="Device count; the shardings must agree. Needed when all are replicated.",
-    )(f)
-
-
-def _match_option(f):
-    return click.option(
-        "--match-gspmd-boundary",
-        is_flag=True,
-        help="Compile each module with GSPMD first (CPU, same devices) and pin the shardings it "
-        "chose for @main's open arguments and results: the Shardy program's boundary is GSPMD's "
-        "(costs a GSPMD compile per module).",
-    )(f)
 
 
 def _output(f):
@@ -180,9 +140,9 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     type=TargetVersion(),
     help="StableHLO version of a portable artifact (default: the input's, else the newest).",
 )
-@_mesh_option
+@mesh_option
 @mesh_file_option
-@_num_devices_option
+@num_devices_option
 @click.option("--imported", is_flag=True, help="Emit Shardy's fully imported (internal) form.")
 @click.option(
     "--validate/--no-validate",
@@ -209,7 +169,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     help="Make uneven shardings (a dim its shard count does not divide: GSPMD pads it, Shardy "
     "compiles another program) errors instead of warnings.",
 )
-@_match_option
+@match_gspmd_boundary_option
 @click.option(
     "-j", "--jobs", type=click.IntRange(min=1), default=1, help="Worker processes for batches."
 )
@@ -304,7 +264,7 @@ def _run_batch(request, inputs, output, jobs: int = 1, find_meshes: bool = False
     if usage:
         raise click.exceptions.Exit(2)
     if failures:
-        raise _Failed()
+        raise Failed()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,11 +1,61 @@
-"""Option values checked when the command line is read: a bad one is a usage error (exit 2),
-reported before any input is read."""
+"""What more than one command shares: arguments and options (`mesh_option`, `inputs_argument`,
+...), option values checked when the command line is read (a bad one is a usage error, exit 2,
+reported before any input is read), and `Failed`, the exit 1 after the errors were printed."""
 
 from __future__ import annotations
 
 import click
 
 from ..errors import ShardyConvertError
+from ..options import parse_mesh
+
+
+class Failed(click.exceptions.Exit):
+    """Exit 1 after the errors were printed."""
+
+    def __init__(self):
+        super().__init__(1)
+
+
+class Mesh(click.ParamType):
+    """`--mesh NAME=SIZE,...`, checked when the command line is read (a usage error)."""
+
+    name = "NAME=SIZE,..."
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value
+
+        try:
+            return parse_mesh(value)
+        except ShardyConvertError as e:
+            self.fail(e.message, param, ctx)
+
+
+def mesh_option(f):
+    return click.option(
+        "--mesh",
+        type=Mesh(),
+        help="Mesh axis names, order and sizes to use (default _axis_0, _axis_1, ...).",
+    )(f)
+
+
+def num_devices_option(f):
+    return click.option(
+        "--num-devices",
+        type=click.IntRange(min=1),
+        help="Device count; the shardings must agree. Needed when all are replicated.",
+    )(f)
+
+
+def match_gspmd_boundary_option(f):
+    return click.option(
+        "--match-gspmd-boundary",
+        is_flag=True,
+        help="Compile each module with GSPMD first (CPU, same devices) and pin the shardings it "
+        "chose for @main's open arguments and results: the Shardy program's boundary is GSPMD's "
+        "(costs a GSPMD compile per module).",
+    )(f)
 
 
 class TargetVersion(click.ParamType):
@@ -32,10 +82,10 @@ class MeshFile(click.ParamType):
     def convert(self, value, param, ctx):
         if not isinstance(value, str):
             return value
-        from ..formats import meshes
+        from ..formats import meshes as mesh_file
 
         try:
-            return meshes.read(value)
+            return mesh_file.read(value)
         except ShardyConvertError as e:
             self.fail(f"{e.file}: {e.message}" if e.file else e.message, param, ctx)
 

@@ -1,3 +1,3 @@
 """What each CLI command does, without click: `batch` (convert/v2/to-gspmd over many inputs),
-`diff`, `inspect/`, `check/`. May use every floor below: errors, options, sharding, ir, formats,
-passes, converter (never plugin/ or cli/)."""
+`opt`, `diff`, `inspect/`, `check/`. May use every floor below: errors, options, sharding, ir, xla,
+formats, passes, converter (never plugin/ or cli/)."""

@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from ..errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe, naming_flag
-from ..formats import dump, meshes
-from ..formats.output import write_all
+from ..formats import dump
+from ..formats import meshes as mesh_file
+from ..formats.output import write_all, write_atomic
 
 if TYPE_CHECKING:
     from ..converter import ConvertRequest, ToGspmdRequest, V2Request
@@ -67,7 +68,7 @@ class Job:
             found = None
             if not request.importer.mesh:
                 try:  # --mesh-file, or the mesh file beside the input (a note says so)
-                    found = meshes.for_input(file, request.importer.meshes, self.find_meshes)
+                    found = mesh_file.for_input(file, request.importer.meshes, self.find_meshes)
                 except ShardyConvertError as e:
                     return None, [e]
             request = request.for_input(source.device_count if source.is_dump else None, found)
@@ -323,7 +324,7 @@ def write(result: str | bytes, target: Path | None, stdout: BinaryIO | None = No
     if st is not None and not stat.S_ISREG(st.st_mode):
         _write_in_place(data, real, target)
     else:
-        _replace(data, real, target, st)
+        _replace(data, real, target)
 
 
 def _write_in_place(data: bytes, real: Path, target: Path) -> None:
@@ -334,47 +335,10 @@ def _write_in_place(data: bytes, real: Path, target: Path) -> None:
         raise ShardyConvertError(f"cannot write: {e.strerror}", file=str(target)) from None
 
 
-# Temporary files being written, for `remove_partial_outputs` (Ctrl-C).
-_PARTIAL: set[Path] = set()
-
-
-def remove_partial_outputs() -> None:
-    """Removes the temporary files of outputs being written (a Ctrl-C that ends the process
-    before their writer's own clean-up ran)."""
-    for tmp in list(_PARTIAL):
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-
-
-def _replace(data: bytes, real: Path, target: Path, st: os.stat_result | None) -> None:
-    """Atomic replace of a regular file (or a new one) through a temporary file beside it."""
-    tmp = real.parent / f".{real.name}.{os.urandom(4).hex()}.tmp"
-    _PARTIAL.add(tmp)
+def _replace(data: bytes, real: Path, target: Path) -> None:
+    """Atomic replace of a regular file (or a new one), its directory made if missing."""
     try:
-        _replace_through(tmp, data, real, target, st)
-    finally:
-        _PARTIAL.discard(tmp)
-
-
-def _replace_through(
-    tmp: Path, data: bytes, real: Path, target: Path, st: os.stat_result | None
-) -> None:
-    try:
-        if st is not None and not os.access(real, os.W_OK):
-            raise PermissionError(13, "Permission denied")
         real.parent.mkdir(parents=True, exist_ok=True)
-        # 0o666 through the umask, like any new file; an existing file's own mode below.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        write_atomic(real, data)
     except OSError as e:
         raise ShardyConvertError(f"cannot write: {e.strerror}", file=str(target)) from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            if st is not None:
-                os.fchmod(f.fileno(), stat.S_IMODE(st.st_mode))
-        os.replace(tmp, real)
-    except BaseException as e:
-        tmp.unlink(missing_ok=True)
-        if isinstance(e, OSError):
-            raise ShardyConvertError(f"cannot write: {e.strerror}", file=str(target)) from None
-        raise

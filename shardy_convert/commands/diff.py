@@ -27,7 +27,7 @@ Calls are structure: JAX's GSPMD lowering of a shard_map calls `@shmap_body`, it
 lowering inlines the body, so those twins differ unless `inline=True` (`diff --inline`)
 inlines every call on both sides first.
 
-The comparable form (placements and structure) is `diff_view`; this module compares two.
+The comparable form (placements and structure) is `comparable`; this module compares two.
 """
 
 from __future__ import annotations
@@ -38,10 +38,10 @@ from dataclasses import dataclass, field, replace
 from ..errors import NoShardyFormError, ShardyConvertError, ShardyConvertWarning, clip, place
 from ..formats import dump
 from ..ir.bindings import ir
-from ..ir.mlir import new_context, print_module
+from ..ir.parse import new_context, print_module
 from ..ir.walker import transform_shardings
 from ..sharding.canonical import canonical
-from .diff_view import How, Op, View, canonical_backend_configs, comparable, view
+from .comparable import How, Op, View, canonical_backend_configs, comparable, view
 
 # --- results --------------------------------------------------------------------------------
 

@@ -22,9 +22,10 @@ from __future__ import annotations
 import re
 
 from ..errors import ModuleError, clip
-from ..ir import compat
 from ..ir.bindings import ir
-from ..ir.mlir import parse_module, print_module
+from ..ir.parse import parse_module, print_module
+from ..xla import compat
+from . import protowire
 
 TEXT = "HLO text"
 PROTO = "HLO module proto"
@@ -153,8 +154,8 @@ def _module_proto(data: str | bytes) -> tuple[bytes, int | None]:
 def _unwrap(data: bytes, depth: int = 0) -> tuple[bytes, int | None]:
     """(HloModuleProto, config num_partitions) of a module or of a message holding one in
     field 1 (two levels: HloSnapshot > HloProto > module). ValueError if it is neither."""
-    entries = _fields(data)
-    inner = [v for n, w, v in entries if n == _WRAPPED and w == 2]
+    entries = protowire.fields(data)
+    inner = [v for n, w, v, _ in entries if n == _WRAPPED and w == 2]
     if depth < 2 and len(inner) == 1:
         try:
             module, _ = _unwrap(inner[0], depth + 1)
@@ -162,10 +163,10 @@ def _unwrap(data: bytes, depth: int = 0) -> tuple[bytes, int | None]:
             pass
         else:
             return module, _config_partitions(entries)
-    computations = [v for n, w, v in entries if n == _COMPUTATIONS and w == 2]
+    computations = [v for n, w, v, _ in entries if n == _COMPUTATIONS and w == 2]
     if not computations:
         raise ValueError("it holds no computations (not an HloModuleProto)")
-    if not all(_is_utf8(v) for n, w, v in entries if n == _MODULE and w == 2):
+    if not all(_is_utf8(v) for n, w, v, _ in entries if n == _MODULE and w == 2):
         raise ValueError("its name is not UTF-8 (not an HloModuleProto)")
     for computation in computations:
         _check_computation(computation)
@@ -175,59 +176,27 @@ def _unwrap(data: bytes, depth: int = 0) -> tuple[bytes, int | None]:
 def _check_computation(data: bytes) -> None:
     """ValueError unless `data` reads as an HloComputationProto: a name, and instructions
     (field 2) whose own name and opcode (fields 1, 2) are strings, the opcode an HLO one."""
-    entries = _fields(data)
-    instructions = [v for n, w, v in entries if n == _INSTRUCTIONS and w == 2]
-    if not instructions or not all(_is_utf8(v) for n, w, v in entries if n == 1 and w == 2):
+    entries = protowire.fields(data)
+    instructions = [v for n, w, v, _ in entries if n == _INSTRUCTIONS and w == 2]
+    if not instructions or not all(_is_utf8(v) for n, w, v, _ in entries if n == 1 and w == 2):
         raise ValueError("a computation holds no instructions (not an HloModuleProto)")
-    first = _fields(instructions[0])
-    opcodes = [v for n, w, v in first if n == _OPCODE and w == 2]
+    first = protowire.fields(instructions[0])
+    opcodes = [v for n, w, v, _ in first if n == _OPCODE and w == 2]
     if len(opcodes) != 1 or not _OPCODE_NAME.fullmatch(opcodes[0]):
         raise ValueError("an instruction has no opcode (not an HloModuleProto)")
 
 
-def _config_partitions(entries: list[tuple[int, int, int | bytes]]) -> int | None:
-    configs = [v for n, w, v in entries if n == _CONFIG and w == 2]
+def _config_partitions(entries: list[protowire.Field]) -> int | None:
+    configs = [v for n, w, v, _ in entries if n == _CONFIG and w == 2]
     try:
-        counts = [v for n, w, v in _fields(configs[-1]) if n == _CONFIG_NUM_PARTITIONS and w == 0]
+        counts = [
+            v
+            for n, w, v, _ in protowire.fields(configs[-1])
+            if n == _CONFIG_NUM_PARTITIONS and w == 0
+        ]
     except (IndexError, ValueError):
         return None
     return counts[-1] if counts and counts[-1] > 0 else None
-
-
-def _fields(data: bytes) -> list[tuple[int, int, int | bytes]]:
-    """(field number, wire type, value) of each field of a protobuf message: an int for
-    varints, bytes for the rest. ValueError, naming the byte, for anything malformed."""
-    out, pos = [], 0
-    while pos < len(data):
-        start = pos
-        key, pos = _varint(data, pos)
-        number, wire = key >> 3, key & 7
-        if number == 0:
-            raise ValueError(f"field number 0 at byte {start}")
-        if wire == 0:
-            value, pos = _varint(data, pos)
-        elif wire in (1, 5):
-            end = pos + (8 if wire == 1 else 4)
-            value, pos = data[pos:end], end
-        elif wire == 2:
-            length, pos = _varint(data, pos)
-            value, pos = data[pos : pos + length], pos + length
-        else:
-            raise ValueError(f"wire type {wire} at byte {start}")
-        if pos > len(data):
-            raise ValueError(f"the field at byte {start} runs past the end (truncated?)")
-        out.append((number, wire, value))
-    return out
-
-
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    for k in range(pos, min(pos + 10, len(data))):
-        value |= (data[k] & 0x7F) << shift
-        shift += 7
-        if not data[k] & 0x80:
-            return value, k + 1
-    raise ValueError(f"a varint at byte {pos} does not end")
 
 
 def _looks_like_text(data: bytes, head: int = 4096) -> bool:

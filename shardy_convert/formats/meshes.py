@@ -181,17 +181,3 @@ def for_input(
         stacklevel=2,
     )
     return meshes
-
-
-def write_atomic(path: str | os.PathLike, data: bytes) -> None:
-    """Writes `data` to `path` through a temporary file beside it, renamed over it: a reader,
-    or a program stopped by Ctrl-C halfway, never leaves half a file."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise

@@ -3,9 +3,9 @@ portable artifact (VHLO bytecode) that XLA's PJRT C-API client hands a plugin. X
 (HLO text and module protos, `formats.hlo`) are read too, as StableHLO, and written as MLIR.
 
 A portable artifact is MLIR bytecode whose producer string is `StableHLO_vX.Y.Z`; jaxlib
-serializes and deserializes it (`jaxlib._jax.mlir`). Serializing a Shardy module exports
-Shardy to its round-trip form (`xla.sdy.meshes` / `xla.sdy.sharding` frontend attributes next
-to V2 `mhlo.sharding` strings), which plugins re-import.
+serializes and deserializes it (`jaxlib._jax.mlir`, named in xla/compat.py). Serializing a
+Shardy module exports Shardy to its round-trip form (`xla.sdy.meshes` / `xla.sdy.sharding`
+frontend attributes next to V2 `mhlo.sharding` strings), which plugins re-import.
 """
 
 from __future__ import annotations
@@ -20,15 +20,10 @@ from typing import NoReturn
 from ..errors import ModuleError, ShardyConvertError
 from ..ir import compat
 from ..ir.bindings import ir, stablehlo
-from ..ir.mlir import (
-    BYTECODE_MAGIC,
-    is_bytecode,
-    mlir_error,
-    new_context,
-    parse_module,
-    print_module,
-)
+from ..ir.diagnostics import mlir_error
+from ..ir.parse import BYTECODE_MAGIC, is_bytecode, new_context, parse_module, print_module
 from ..ir.walker import Mentions
+from ..xla import compat as xla
 from . import hlo
 
 FORMS = ("text", "bytecode", "portable")
@@ -225,11 +220,22 @@ def _load_in_process(data: str | bytes, ctx: ir.Context) -> ir.Module:
     if detect(data) != "portable":
         return parse_module(data, ctx)
     try:
-        return compat.deserialize_portable_artifact(data, ctx)
+        return deserialize_portable(data, ctx)
     except ir.MLIRError as e:
         raise mlir_error("cannot read the portable artifact", e) from None
     except Exception as e:  # jaxlib raises its own error type for bad artifacts
         raise ModuleError(f"cannot read the portable artifact: {e}") from None
+
+
+def deserialize_portable(data: bytes, ctx: ir.Context) -> ir.Module:
+    """A StableHLO portable artifact as a module in `ctx`, read by jaxlib in this process (only
+    for bytes we trust, see `load`). Raises what jaxlib raises (`ir.MLIRError`, or its own
+    error type on bytes that are no artifact)."""
+    found = xla.deserialize_portable_artifact(data, ctx)
+    if not isinstance(found, str):
+        return found
+    compat.forget_dead_operations(ctx)  # jaxlib 0.7.1 hands back text, parsed here
+    return ir.Module.parse(found, context=ctx)
 
 
 def save(
@@ -249,7 +255,7 @@ def save(
     if written is not None:
         return written
     try:
-        return compat.serialize_portable_artifact(print_module(module, "bytecode"), target)
+        return xla.serialize_portable_artifact(print_module(module, "bytecode"), target)
     except Exception as e:  # an op the target version cannot express, a bad version
         raise ModuleError(f"cannot write a portable artifact for StableHLO {target}: {e}") from None
 

@@ -31,10 +31,10 @@ from __future__ import annotations
 import functools
 import logging
 
-from ..ir import compat
 from ..ir.bindings import ir, passmanager, stablehlo
-from ..ir.mlir import new_context, print_module
+from ..ir.parse import new_context, print_module
 from ..ir.walker import body
+from ..xla import compat
 from .portable_export import Unsupported, export
 
 log = logging.getLogger("shardy_convert.round_trip")

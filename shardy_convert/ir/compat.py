@@ -1,20 +1,20 @@
-"""The one place that knows how jaxlib's releases differ (jax/jaxlib 0.7.1 through 0.10.2).
+"""How jaxlib's MLIR bindings differ between releases (jax/jaxlib 0.7.1 through 0.10.2); what
+differs in jaxlib's XLA client (portable artifacts, XLA's HLO readers, compiling) is in
+xla/compat.py.
 
 Everything else calls these functions and never asks for a version. Each difference is
 detected by feature (a signature, an attribute), not by version string, so a release in
 between gets whichever form it has. Measured on 0.7.1 against 0.10.2:
 
 - `PassManager.add` takes only pipeline strings (0.10.2 also takes Python callables): the
-  project runs its Python passes between PassManagers on every release
-  (`pass_manager.run_pipeline`), so nothing here is needed for that.
+  project runs its Python passes between PassManagers on every release (`pipeline.run_pipeline`),
+  so nothing here is needed for that.
 - `Operation.walk` has no `op_class=` filter: `walk` filters in Python instead.
-- `_jax.mlir.deserialize_portable_artifact(bytes)` takes no `context=` and returns MLIR text.
-- `jaxlib.xla_client.hlo` and `jaxlib._hlo` are missing; `_jax` holds `HloModule`,
-  `HloSharding`, `OpSharding` and `hlo_module_from_text`.
+- `_jax.mlir.deserialize_portable_artifact(bytes)` takes no `context=` and returns MLIR text
+  (xla/compat.py; `formats.module` parses that text with `forget_dead_operations` first).
 - XLA's HLO text parser rejects the stack-frame tables (`FileNames`, `StackFrames`, ...)
   newer XLAs print after the `HloModule` line, and `stack_frame_id=` in `metadata={...}`:
   `formats.hlo` removes both (debug information) before parsing, on every release.
-- `HloSharding.is_unreduced()` is missing (XLA 0.7.1 has no unreduced shardings).
 - StableHLO 1.13.0 is the newest portable artifact 0.7.1 writes (0.10.2: 1.17.0). Both
   serializers silently write their newest version when asked for a newer one, so an
   explicit newer target is refused (`formats.check_version`); a newer input artifact's
@@ -30,10 +30,8 @@ from __future__ import annotations
 
 import functools
 import gc
-import importlib
 import re
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any
 
 from jaxlib.mlir import ir
@@ -147,74 +145,6 @@ def contexts_reusable() -> bool:
     keep the live-operation map `forget_dead_operations` clears (it may need a full garbage
     collection per module)."""
     return not hasattr(ir.Context, "_clear_live_operations")
-
-
-def deserialize_portable_artifact(data: bytes, ctx: ir.Context) -> ir.Module:
-    """A StableHLO portable artifact as a module in `ctx`. Raises what jaxlib raises
-    (`ir.MLIRError`, or its own error type on bytes that are no artifact)."""
-    from jaxlib import _jax
-
-    if "context" in _signature(_jax.mlir.deserialize_portable_artifact):
-        return _jax.mlir.deserialize_portable_artifact(data, context=ctx)
-    text = _jax.mlir.deserialize_portable_artifact(data)  # MLIR text, locations kept
-    forget_dead_operations(ctx)
-    return ir.Module.parse(text, context=ctx)
-
-
-def serialize_portable_artifact(module: str | bytes, target: str) -> bytes:
-    """`module` (MLIR text or bytecode) as a portable artifact for StableHLO `target`. A
-    target newer than this jaxlib writes must be refused before (`formats.check_version`):
-    jaxlib would silently write its own newest version instead."""
-    from jaxlib import _jax
-
-    return bytes(_jax.mlir.serialize_portable_artifact(module, target))
-
-
-def hlo_module_from_proto(data: bytes) -> Any:
-    """jaxlib's `HloModule` from a serialized `HloModuleProto`."""
-    from jaxlib import xla_client as xc
-
-    hlo = getattr(xc, "hlo", None)
-    if hlo is not None:
-        return hlo.HloModule.from_serialized_hlo_module_proto(data)
-    from jaxlib import _jax
-
-    return _jax.HloModule.from_serialized_hlo_module_proto(data)
-
-
-def hlo_text_to_proto(text: str) -> bytes:
-    """XLA's own HLO text parser (`hlo_module_from_text`: `jaxlib._hlo` in 0.10.2, `_jax` in
-    0.7.1): the module as a serialized HloModuleProto (its config, `num_partitions=...` of
-    the header, is not part of it). Raises what jaxlib raises on text it cannot parse."""
-    parsed = hlo_sharding_module().hlo_module_from_text(text)
-    return bytes(parsed.as_serialized_hlo_module_proto())
-
-
-def hlo_to_stablehlo(proto: bytes) -> bytes:
-    """XLA's importer (`hlo_to_stablehlo`), then `mhlo_to_stablehlo`: StableHLO bytecode of a
-    serialized HloModuleProto. The importer leaves HLO ops StableHLO has no op for in the mhlo
-    dialect (torch_xla's GELU: `mhlo.erf`); the second step turns each into XLA's encoding of
-    it, `stablehlo.custom_call @mhlo.erf {mhlo.attributes = {...}, mhlo.version = 1}`, which
-    XLA's StableHLO reader turns back into the HLO op. Raises what jaxlib raises."""
-    from jaxlib import _jax
-
-    return bytes(_jax.mlir.mhlo_to_stablehlo(bytes(_jax.mlir.hlo_to_stablehlo(proto))))
-
-
-def hlo_sharding_module() -> ModuleType:
-    """The extension module that defines XLA's `HloSharding` and `OpSharding` bindings
-    (`jaxlib._hlo`; `jaxlib._jax` before that split), without importing `xla_client`."""
-    try:
-        return importlib.import_module("jaxlib._hlo")
-    except ImportError:
-        return importlib.import_module("jaxlib._jax")
-
-
-def has_unreduced_shardings() -> bool:
-    """Whether this XLA knows unreduced shardings (`HloSharding.is_unreduced`)."""
-    from jaxlib import xla_client as xc
-
-    return hasattr(xc.HloSharding, "is_unreduced")
 
 
 # What releases print differently for the same module: 0.10.2's `sdy-lift-inlined-meshes`

@@ -23,7 +23,7 @@ hex, so only an old printer (with a low hex threshold) writes that.
 
 The other way round, jaxlib 0.7.1's MLIR is older than that commit: `pack_i1_hex` packs what
 a newer MLIR printed (one byte per element) for it. `i1_hex_for_parser` does whichever the
-running parser needs; the module boundary (`mlir.parse_module`) and `check` call that.
+running parser needs; the module boundary (`parse.parse_module`) and `check` call that.
 
 StableHLO portable artifacts need nothing: jaxlib 0.10.2 reads the ones torch_xla 2.9 writes
 (`xm.get_stablehlo_bytecode`) with the right values (tested).

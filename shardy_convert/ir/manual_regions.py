@@ -12,7 +12,7 @@ from jaxlib.mlir import ir
 
 from ..errors import ModuleError, NoShardyFormError
 from . import compat
-from .mlir import op_location
+from .diagnostics import op_location
 from .walker import call_target
 
 FULL_TO_SHARD = "SPMDFullToShardShape"

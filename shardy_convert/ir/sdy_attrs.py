@@ -18,7 +18,7 @@ from ..errors import ModuleError
 from ..sharding.export import to_hlo
 from ..sharding.sdy import AxisRef, DimSharding, Mesh, TensorSharding
 from .bindings import sdy
-from .mlir import string_value
+from .parse import string_value
 from .walker import body, sites
 
 MESH_OP = "sdy.mesh"

@@ -19,7 +19,8 @@ from ..sharding import HloSharding, parse
 from ..sharding.import_rules import Placed, ValueType
 from . import compat
 from .analyses import Analyses
-from .mlir import format_location, string_value
+from .diagnostics import format_location
+from .parse import string_value
 from .value_attrs import ValueAttrs, edited, value_types_of
 
 SHARDING = "mhlo.sharding"

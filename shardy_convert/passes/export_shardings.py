@@ -16,7 +16,7 @@ from ..errors import ModuleError
 from ..ir import compat
 from ..ir.analyses import Analyses
 from ..ir.bindings import ir
-from ..ir.mlir import op_location
+from ..ir.diagnostics import op_location
 from ..ir.ops import find_ops
 from ..ir.sdy_attrs import (
     MANUAL_COMPUTATION,

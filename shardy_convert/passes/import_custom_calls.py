@@ -14,6 +14,7 @@ from typing import ClassVar
 from ..errors import ModuleError, ShardyConvertError
 from ..ir.analyses import Analyses
 from ..ir.bindings import ir, sdy
+from ..ir.diagnostics import op_location
 from ..ir.manual_regions import (
     FULL_TO_SHARD,
     SHARD_TO_FULL,
@@ -25,7 +26,7 @@ from ..ir.manual_regions import (
     position_in_block,
     producer,
 )
-from ..ir.mlir import op_location, string_value
+from ..ir.parse import string_value
 from ..ir.sdy_attrs import per_value, read_meshes, replicated, sharding_attr
 from ..ir.walker import SDY_SHARDING, SHARDING, call_target, op_index
 from ..sharding import parse

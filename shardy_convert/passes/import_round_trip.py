@@ -15,8 +15,9 @@ from typing import ClassVar
 from ..errors import ModuleError
 from ..ir.analyses import Analyses
 from ..ir.bindings import ir
-from ..ir.mlir import op_location, string_value
+from ..ir.diagnostics import op_location
 from ..ir.ops import clone_body, find_ops
+from ..ir.parse import string_value
 from ..ir.walker import call_target, callee, func_name, funcs
 
 GLOBAL_TO_LOCAL = "xla.sdy.GlobalToLocalShape"

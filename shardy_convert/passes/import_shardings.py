@@ -16,7 +16,7 @@ from ..errors import (
 )
 from ..ir.analyses import Analyses
 from ..ir.bindings import ir
-from ..ir.mlir import format_location
+from ..ir.diagnostics import format_location
 from ..ir.sdy_attrs import MESH_OP, mesh_attr, replicated
 from ..ir.value_attrs import edited
 from ..ir.walker import (

@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import ModuleError
 from ..ir.analyses import Analyses
 from ..ir.bindings import ir, sdy
-from ..ir.mlir import format_location
+from ..ir.diagnostics import format_location
 from ..ir.sdy_attrs import MESH_OP
 from ..ir.walker import body
 

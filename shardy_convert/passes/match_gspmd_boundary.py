@@ -8,12 +8,12 @@ from typing import ClassVar
 
 from ..errors import ShardyConvertError
 from ..ir.analyses import Analyses
+from ..formats.boundary_cache import gspmd_boundary
 from ..ir.bindings import ir
 from ..ir.value_attrs import ValueAttrs
 from ..ir.walker import SDY_SHARDING, SHARDING, func_name, funcs
 from ..sharding import HloSharding, Kind, parse
 from ..sharding.mesh import plan_mesh
-from .gspmd_boundary import gspmd_boundary
 from .import_shardings import ImportShardingsPass
 
 

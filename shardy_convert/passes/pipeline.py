@@ -15,11 +15,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from ..cpp_stderr import cpp_stderr
 from ..errors import ShardyConvertError, UsageError
 from ..ir.analyses import Analyses
 from ..ir.bindings import ir, passmanager
-from ..ir.mlir import cpp_stderr, new_context
-from ..ir.pass_manager import run_pipeline
+from ..ir.parse import new_context
+from ..ir.pipeline import run_pipeline
 from ..ir.sdy_attrs import has_round_trip_meshes
 from . import pipeline_text
 from .import_shardings import ImportShardingsPass
@@ -123,7 +124,7 @@ def _mlir_problems(step: Step) -> list[str]:
 # for some Shardy passes nested under another op, so a nested step is checked by a child.
 _CHECK_CHILD = (
     "import sys; sys.path.insert(0, {root!r}); from shardy_convert.ir.bindings import passmanager; "
-    "from shardy_convert.ir.mlir import new_context\n"
+    "from shardy_convert.ir.parse import new_context\n"
     "with new_context(): passmanager.PassManager.parse(sys.argv[1])"
 )
 

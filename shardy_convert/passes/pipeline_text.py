@@ -268,7 +268,7 @@ def registered_shardy_passes() -> dict[str, str]:
     """The Shardy passes of SHARDY_PASSES that the installed jaxlib registers, each with the
     op it runs on (`builtin.module`, or `func.func` for the few to nest under it)."""
     from ..ir.bindings import passmanager
-    from ..ir.mlir import new_context
+    from ..ir.parse import new_context
 
     found = {}
     with new_context():

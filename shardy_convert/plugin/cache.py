@@ -19,12 +19,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InternalError, ShardyConvertError, check_choice, plural, where
+from ..lru import LRU
 
 POLICIES = ("raise", "passthrough")
 UNCONVERTED = "shardy-convert: compiling this program unconverted, with GSPMD: %s"
@@ -96,11 +96,12 @@ class Cache:
     size: int = 256
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("shardy_convert"))
     counters: Counters = field(default_factory=Counters)
-    _entries: OrderedDict = field(default_factory=OrderedDict, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _entries: LRU[Hashable, _Answer] = field(init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)  # the counters'
 
     def __post_init__(self):
         check_choice("on_error", self.on_error, POLICIES)
+        self._entries = LRU(self.size)
 
     def answer(self, key: Hashable, convert: Callable[[], Any], unconverted: Any) -> Any:
         return self.lookup(key, convert, unconverted)[0]
@@ -110,17 +111,11 @@ class Cache:
     ) -> tuple[Any, ShardyConvertError | None]:
         """`answer`'s value and, when it is `unconverted` (a program that could not be
         converted, passed through), the error; a refused program raises it."""
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is not None:
-                self._entries.move_to_end(key)
+        entry = self._entries.get(key)
         hit = entry is not None
         if entry is None:
             entry = self._convert(convert, unconverted)
-            with self._lock:
-                self._entries[key] = entry
-                while len(self._entries) > self.size:
-                    self._entries.popitem(last=False)
+            self._entries.put(key, entry)
         self._count(entry, hit)
         if entry.error is not None and self._refuses(entry.error):
             raise entry.error.with_traceback(None)
@@ -139,8 +134,7 @@ class Cache:
 
     def failed(self, key: Hashable) -> bool:
         """Whether the program of `key` is cached as one that could not be converted."""
-        with self._lock:
-            entry = self._entries.get(key)
+        entry = self._entries.peek(key)
         return entry is not None and entry.error is not None
 
     def _convert(self, convert: Callable[[], Any], unconverted: Any) -> _Answer:

@@ -1,7 +1,7 @@
 """The serialized `xla.CompileOptionsProto` a PJRT plugin receives with every program: read the
 facts the conversion needs, and rewrite it to compile with the Shardy partitioner.
 
-No protobuf package: a few lines of wire format. The fields used (xla/pjrt/proto/
+No protobuf package: the wire format is `formats/protowire.py`. The fields used (xla/pjrt/proto/
 compile_options.proto, xla/xla.proto, xla/xla_data.proto):
 
     CompileOptionsProto            executable_build_options = 3
@@ -24,14 +24,13 @@ sub-message.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..errors import ShardyConvertError, plural
+from ..formats import protowire
 
 _BUILD_OPTIONS = 3
 _NUM_REPLICAS, _NUM_PARTITIONS, _USE_SPMD, _DEVICE_ASSIGNMENT = 4, 5, 6, 9
 _PROPAGATE_TO_OUTPUT, _PROPAGATE_TO_PARAMETERS, _USE_SHARDY = 12, 18, 19
-_VARINT, _FIXED64, _LENGTH, _FIXED32 = 0, 1, 2, 5
 
 
 @dataclass(frozen=True)
@@ -48,92 +47,31 @@ class CompileOptions:
     propagate_to_output: tuple[bool, ...] = (False,)
 
 
-# --------------------------------------------------------------------------------------------
-# Wire format
+def _fields(data: bytes) -> list[protowire.Field]:
+    """The message's fields (protowire.fields); ShardyConvertError if they are no proto."""
+    try:
+        return protowire.fields(data)
+    except protowire.WireError as e:
+        raise ShardyConvertError(f"the compile options are not a valid protobuf: {e}") from None
 
 
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if pos >= len(data) or shift > 63:
-            raise ShardyConvertError("the compile options are not a valid protobuf (a varint)")
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, pos
-
-
-def fields(data: bytes) -> list[tuple[int, int, Any, bytes]]:
-    """Every (field number, wire type, value, raw bytes of the whole field) in order. A
-    varint's value is an int, every other value its bytes."""
-    out = []
-    pos = 0
-    while pos < len(data):
-        start = pos
-        tag, pos = _varint(data, pos)
-        number, wire = tag >> 3, tag & 7
-        if wire == _VARINT:
-            value, pos = _varint(data, pos)
-        elif wire == _LENGTH:
-            size, pos = _varint(data, pos)
-            value, pos = data[pos : pos + size], pos + size
-        elif wire in (_FIXED64, _FIXED32):
-            width = 8 if wire == _FIXED64 else 4
-            value, pos = data[pos : pos + width], pos + width
-        else:
-            raise ShardyConvertError(f"the compile options use protobuf wire type {wire}")
-        if pos > len(data) or number == 0:
-            raise ShardyConvertError("the compile options are not a valid protobuf (truncated)")
-        out.append((number, wire, value, data[start:pos]))
-    return out
-
-
-def _encode_varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def _field(number: int, value: int | bytes) -> bytes:
-    if isinstance(value, int):
-        return _encode_varint(number << 3 | _VARINT) + _encode_varint(value)
-    return _encode_varint(number << 3 | _LENGTH) + _encode_varint(len(value)) + value
-
-
-def _ints(entries: list[tuple[int, int, Any, bytes]], number: int) -> list[int]:
-    """A repeated integer field, packed or not."""
-    out: list[int] = []
-    for n, wire, value, _ in entries:
-        if n != number:
-            continue
-        if wire == _VARINT:
-            out.append(int(value))
-            continue
-        pos = 0
-        while pos < len(value):
-            item, pos = _varint(value, pos)
-            out.append(item)
-    return out
+def _ints(entries: list[protowire.Field], number: int) -> list[int]:
+    try:
+        return protowire.ints(entries, number)
+    except protowire.WireError as e:
+        raise ShardyConvertError(f"the compile options are not a valid protobuf: {e}") from None
 
 
 # --------------------------------------------------------------------------------------------
 # Reading and rewriting
 
 
-def _build_entries(data: bytes) -> list[tuple[int, int, Any, bytes]]:
+def _build_entries(data: bytes) -> list[protowire.Field]:
     """The fields of every `executable_build_options`, merged in order (protobuf's rule)."""
     merged = []
-    for number, wire, value, _ in fields(data):
-        if number == _BUILD_OPTIONS and wire == _LENGTH:
-            merged.extend(fields(value))
+    for number, wire, value, _ in _fields(data):
+        if number == _BUILD_OPTIONS and wire == protowire.LENGTH:
+            merged.extend(_fields(value))
     return merged
 
 
@@ -146,7 +84,7 @@ def parse(data: bytes) -> CompileOptions:
     """The facts of serialized compile options; ShardyConvertError if they are not a proto."""
     build = _build_entries(data)
     assignment = None
-    blobs = [v for n, w, v, _ in build if n == _DEVICE_ASSIGNMENT and w == _LENGTH]
+    blobs = [v for n, w, v, _ in build if n == _DEVICE_ASSIGNMENT and w == protowire.LENGTH]
     if blobs:
         assignment = device_assignment(b"".join(blobs))
     return CompileOptions(
@@ -165,10 +103,10 @@ def device_assignment(data: bytes) -> tuple[int, ...]:
     """The device of each computation (partition) of a `DeviceAssignmentProto` with one
     replica; ShardyConvertError for more replicas."""
     devices = []
-    for number, wire, value, _ in fields(data):
-        if number != 3 or wire != _LENGTH:
+    for number, wire, value, _ in _fields(data):
+        if number != 3 or wire != protowire.LENGTH:
             continue
-        ids = _ints(fields(value), 1)
+        ids = _ints(_fields(value), 1)
         if len(ids) != 1:
             raise ShardyConvertError(
                 f"a device assignment with {plural(len(ids), 'replica')} per partition; only 1 is "
@@ -180,9 +118,9 @@ def device_assignment(data: bytes) -> tuple[int, ...]:
 
 def encode_device_assignment(devices: tuple[int, ...] | list[int]) -> bytes:
     """A `DeviceAssignmentProto` for one replica and one partition per entry of `devices`."""
-    out = _field(1, 1) + _field(2, len(devices))
+    out = protowire.field(1, 1) + protowire.field(2, len(devices))
     for device in devices:
-        out += _field(3, _field(1, int(device)))
+        out += protowire.field(3, protowire.field(1, int(device)))
     return out
 
 
@@ -206,14 +144,16 @@ def rewrite(data: bytes, *, devices: tuple[int, ...] | list[int] | None = None) 
     """`data` set to compile with the Shardy partitioner and, if `devices` is given, with that
     device of each partition; every other byte is kept."""
     if devices is None:
-        fields(data)  # the bytes must be a proto
-        return data + _field(_BUILD_OPTIONS, _field(_USE_SHARDY, 1))
+        _fields(data)  # the bytes must be a proto
+        return data + protowire.field(_BUILD_OPTIONS, protowire.field(_USE_SHARDY, 1))
     out = bytearray()
-    for number, wire, value, raw in fields(data):
-        if number != _BUILD_OPTIONS or wire != _LENGTH:
+    for number, wire, value, raw in _fields(data):
+        if number != _BUILD_OPTIONS or wire != protowire.LENGTH:
             out += raw
             continue
-        kept = b"".join(r for n, _, _, r in fields(value) if n != _DEVICE_ASSIGNMENT)
-        out += _field(_BUILD_OPTIONS, kept)
-    extra = _field(_DEVICE_ASSIGNMENT, encode_device_assignment(devices)) + _field(_USE_SHARDY, 1)
-    return bytes(out) + _field(_BUILD_OPTIONS, extra)
+        kept = b"".join(r for n, _, _, r in _fields(value) if n != _DEVICE_ASSIGNMENT)
+        out += protowire.field(_BUILD_OPTIONS, kept)
+    extra = protowire.field(
+        _DEVICE_ASSIGNMENT, encode_device_assignment(devices)
+    ) + protowire.field(_USE_SHARDY, 1)
+    return bytes(out) + protowire.field(_BUILD_OPTIONS, extra)

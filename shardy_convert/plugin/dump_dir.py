@@ -34,7 +34,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from ..errors import ShardyConvertError
-from ..formats.meshes import IN_DIR, write_atomic
+from ..formats.meshes import IN_DIR
+from ..formats.output import write_atomic
 from .mesh_recorder import RECORDER
 from .program import Report
 
@@ -186,7 +187,7 @@ def _text(code: bytes, record: Record) -> str:
     """The program as MLIR text, Shardy in the sdy dialect, after lines saying what it is."""
     from ..converter import import_round_trip
     from ..formats import module as formats
-    from ..ir.mlir import new_context
+    from ..ir.parse import new_context
 
     if _is_text(code):
         body = code.decode()

@@ -31,6 +31,7 @@ from typing import NamedTuple
 
 from ..errors import ShardyConvertError
 from ..formats import meshes as mesh_file
+from ..formats.output import write_atomic
 from ..sharding.mesh_fit import UserMesh
 
 log = logging.getLogger("shardy_convert.wrapper")
@@ -116,7 +117,7 @@ class MeshRecorder:
         with self._lock:
             text = mesh_file.dumps(self._entries)
         try:
-            mesh_file.write_atomic(path, text.encode())
+            write_atomic(path, text.encode())
         except OSError as e:  # a full disk must not stop the user's program
             log.warning("shardy-convert: cannot write the mesh file %s: %s", path, e.strerror)
 

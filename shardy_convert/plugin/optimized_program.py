@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShardyConvertError
-from .compile_options import _encode_varint, _field, _ints, fields
+from ..formats.protowire import WireError, encode_varint, field, fields, ints
 
 _WITH_CONFIG_MODULE = 1
 _OUTPUT_SHARDING, _PARAMETER_SHARDINGS = 12, 14
@@ -33,13 +33,20 @@ _MAXIMAL, _TUPLE_TYPE, _OTHER = 1, 2, 3
 def relabel_program(data: bytes, form: str, order: list[int]) -> bytes:
     """The optimized program `data` ("hlo_with_config" or "hlo") with its parameter and output
     shardings' device ids k replaced by order[k]."""
+    try:
+        return _relabel_program(data, form, order)
+    except WireError as e:
+        raise ShardyConvertError(f"the optimized program is not a valid protobuf: {e}") from None
+
+
+def _relabel_program(data: bytes, form: str, order: list[int]) -> bytes:
     if form == "hlo":
         return _relabel_module(data, order)
     if form != "hlo_with_config":
         raise ShardyConvertError(f"cannot relabel an optimized program of format {form!r}")
     out = bytearray()
     for number, _, value, raw in fields(data):
-        out += _field(number, _relabel_module(value, order)) if number == 1 else raw
+        out += field(number, _relabel_module(value, order)) if number == 1 else raw
     return bytes(out)
 
 
@@ -47,7 +54,7 @@ def _relabel_module(data: bytes, order: list[int]) -> bytes:
     out = bytearray()
     for number, _, value, raw in fields(data):
         if number in (_OUTPUT_SHARDING, _PARAMETER_SHARDINGS):
-            out += _field(number, relabel_sharding(value, order))
+            out += field(number, relabel_sharding(value, order))
         else:
             out += raw
     return bytes(out)
@@ -56,12 +63,11 @@ def _relabel_module(data: bytes, order: list[int]) -> bytes:
 def relabel_sharding(data: bytes, order: list[int]) -> bytes:
     """One serialized OpSharding with device ids k -> order[k] (iota forms made explicit)."""
     entries = fields(data)
-    kind = _ints(entries, _TYPE)
+    kind = ints(entries, _TYPE)
     kind = kind[-1] if kind else 0
     if kind == _TUPLE_TYPE:
         return b"".join(
-            _field(n, relabel_sharding(v, order)) if n == _TUPLE else raw
-            for n, _, v, raw in entries
+            field(n, relabel_sharding(v, order)) if n == _TUPLE else raw for n, _, v, raw in entries
         )
     if kind not in (_MAXIMAL, _OTHER):
         return data
@@ -70,16 +76,16 @@ def relabel_sharding(data: bytes, order: list[int]) -> bytes:
         raise ShardyConvertError(f"a compiled sharding names device {devices.max()}")
     relabelled = np.asarray(order, dtype=np.int64)[devices]
     kept = b"".join(raw for n, _, _, raw in entries if n not in (_DEVICES, _IOTA_DIMS, _IOTA_PERM))
-    packed = b"".join(_encode_varint(int(d)) for d in relabelled.ravel())
-    return kept + _field(_DEVICES, packed)
+    packed = b"".join(encode_varint(int(d)) for d in relabelled.ravel())
+    return kept + field(_DEVICES, packed)
 
 
 def _devices(entries) -> np.ndarray:
-    explicit = _ints(entries, _DEVICES)
+    explicit = ints(entries, _DEVICES)
     if explicit:
         return np.asarray(explicit, dtype=np.int64)
-    reshape, perm = _ints(entries, _IOTA_DIMS), _ints(entries, _IOTA_PERM)
-    total = int(np.prod(_ints(entries, _DIMS) or [1]))
+    reshape, perm = ints(entries, _IOTA_DIMS), ints(entries, _IOTA_PERM)
+    total = int(np.prod(ints(entries, _DIMS) or [1]))
     if not reshape:
         return np.arange(total, dtype=np.int64)
     return np.arange(int(np.prod(reshape))).reshape(reshape).transpose(perm).ravel()

@@ -140,7 +140,7 @@ def _convert_mlir(
     meshes: tuple,
 ) -> tuple[bytes, tuple[int, ...] | None, Report]:
     from ..formats import module as formats
-    from ..ir.mlir import thread_context
+    from ..ir.parse import thread_context
 
     form = formats.detect(code)
     version = formats.portable_version(code) if form == "portable" else _plugin_version()

@@ -171,10 +171,10 @@ def _path(value: str | os.PathLike | None) -> str | None:
 
 
 def _cache_dir(value: str | os.PathLike | bool | None) -> str | None:
-    """passes/gspmd_boundary.cache_dir (True: the user cache dir), that module imported only
+    """formats/boundary_cache.cache_dir (True: the user cache dir), that module imported only
     when a cache is asked for."""
     if value is None or value is False:
         return None
-    from ..passes.gspmd_boundary import cache_dir
+    from ..formats.boundary_cache import cache_dir
 
     return cache_dir(value)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import ShardyConvertError, UsageError
-from ..formats import meshes as meshes_file
+from ..formats import meshes as mesh_file
 from ..ir.interrupts import sigint_outside_imports
 from . import mesh_recorder, plugin_library, registration, wrapper
 from .settings import Settings
@@ -156,7 +156,7 @@ def record_meshes(path: str | os.PathLike | None = None) -> Path:
         dump = os.environ.get("XLA_SAVE_TENSORS_FILE")
         if not dump:
             raise UsageError("record_meshes needs a path, or XLA_SAVE_TENSORS_FILE to write beside")
-        path = dump + meshes_file.SUFFIX
+        path = dump + mesh_file.SUFFIX
     if not mesh_recorder.install():
         raise ShardyConvertError("record_meshes needs torch_xla (torch_xla.distributed.spmd)")
     return mesh_recorder.RECORDER.write_to(Path(path).expanduser())
@@ -179,13 +179,16 @@ def _check_plugin(library_path: str | os.PathLike) -> str:
 
 
 def _import_converter() -> None:
-    """Imports what the first conversion needs (MLIR bindings, passes: ~0.3-0.7 s)."""
-    from jaxlib import _jax  # noqa: F401  (portable artifacts)
+    """Imports what the first conversion needs (jaxlib's extension for portable artifacts, MLIR
+    bindings, passes: ~0.3-0.7 s)."""
+    from ..xla import compat
+
+    compat.jax_extension()
 
     from .. import converter  # noqa: F401
     from ..formats import module as formats  # noqa: F401
     from ..formats import portable as round_trip
-    from ..ir.mlir import new_context
+    from ..ir.parse import new_context
     from ..passes import pipeline  # noqa: F401
 
     with new_context():

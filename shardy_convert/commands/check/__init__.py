@@ -11,14 +11,16 @@ compiled: collectives, memory, FLOPs, rematerializations, and the outputs compil
 shardings (the report; `--max-cost-ratio` gates on it).
 
 The room:
-- `run.py`: the loop over a batch (`check_inputs`): read, convert, one client, compare.
-- `verdict.py`: one graph's comparison (`compare`) and its `Report`.
+- `run.py`: the loop over a batch (`check_inputs`): read, convert, compile, compare.
+- `compare.py`: one graph's comparison (`compare`) and its `Report`.
+- `verdict.py`: the verdicts a graph can get (`Verdict`).
 - `values.py`: outputs compared exactly or up to float reassociation (pure numpy).
 - `reference.py`: the unpartitioned program, and the Shardy program on the identity order.
-- `client.py`: the CPU client: device count, compile, execute, XLA's logging kept quiet.
+- `compiled.py`: a program compiled on N CPU devices (through xla/) and run on inputs.
 - `cost.py`: what a compiled program costs: collectives by kind, memory, FLOPs, XLA's
   involuntary rematerializations (`program_cost`).
-- `boundary.py`: parameters and outputs compiled to other shardings, those fed back marked.
+- `boundary_differences.py`: parameters and outputs compiled to other shardings, those fed
+  back marked.
 - `summary.py`: a batch's totals and worst graphs, and the cost gate (`cost_excess`).
 - `render_text.py`, `render_json.py`: the report for people and for tools (same data).
 - `signature.py`: @main's shapes and random inputs for them.
@@ -26,12 +28,13 @@ The room:
 
 from __future__ import annotations
 
-from .client import Compiled, compile_module, ensure_devices, execute
+from .compare import Report, compare, compare_compiled, compare_programs, compare_values
+from .compiled import Compiled, compile_module, execute
 from .cost import Collectives, Cost, program_cost
 from .run import GraphCheck, check_inputs, device_count
 from .signature import Signature, main_signature, random_inputs
 from .values import Agreement, agreement, tolerance
-from .verdict import Report, Verdict, compare, compare_compiled, compare_programs, compare_values
+from .verdict import Verdict
 
 __all__ = [
     "Agreement",
@@ -50,7 +53,6 @@ __all__ = [
     "compare_values",
     "compile_module",
     "device_count",
-    "ensure_devices",
     "execute",
     "main_signature",
     "program_cost",

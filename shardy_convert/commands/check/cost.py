@@ -1,22 +1,22 @@
 """What a partitioner compiled: one program's collectives, memory, FLOPs and XLA's warnings.
 
-Read from a compiled executable of jaxlib's PJRT client (`Client.compile_and_load`):
+Read from a compiled program (xla/compiler.py reads the executable):
 - collectives: the instructions of the optimized, partitioned HLO
-  (`executable.hlo_modules()[0].to_string()`), counted by kind; their bytes are the byte sizes
+  (`Compiled.optimized_hlo()`), counted by kind; their bytes are the byte sizes
   of each collective's result, one device's program (a tuple result sums its elements). An
   asynchronous pair (`all-gather-start` ... `all-gather-done`) counts once, with the `-done`'s
   result. The count is static: a collective inside a loop body counts once, not per iteration.
   Example: `%all-reduce.23 = (f32[], f32[]) all-reduce(...)` is one all-reduce of 8 bytes,
   `%all-gather.1 = f32[1,64,32]{2,0,1} all-gather(...)` one all-gather of 8192 bytes.
-- memory: XLA's compiled memory stats (`get_compiled_memory_stats()`): temporaries, arguments,
+- memory: XLA's compiled memory stats (`Compiled.memory()`): temporaries, arguments,
   outputs, aliased bytes; peak = arguments + outputs + temporaries - aliased (what the program
   holds at once at most).
-- FLOPs: XLA's cost analysis (`cost_analysis()["flops"]`).
+- FLOPs: XLA's cost analysis (`Compiled.flops()`).
 - rematerializations: how often XLA logged `Involuntary full rematerialization` (it replicates
   a tensor to re-partition it) on file descriptor 2 while it compiled: pass that text in.
   jaxlib 0.10.2 logs it at WARNING level, so `TF_CPP_MIN_LOG_LEVEL=2` (read once, when jaxlib
   loads) hides it, and then the count is unknown; jaxlib 0.7.1 does not log it at all
-  (`client.rematerializations_logged` finds out).
+  (`compiled.rematerializations_logged` finds out).
 
 A measure this jaxlib's executable cannot give is None ("n/a"), never a crash.
 """
@@ -27,6 +27,8 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
+
+from ...xla.compiler import Compiled
 
 COLLECTIVES = ("all-gather", "all-reduce", "all-to-all", "collective-permute", "reduce-scatter")
 REMATERIALIZATION = "Involuntary full rematerialization"
@@ -87,31 +89,20 @@ def ratio(gspmd: float | None, shardy: float | None) -> float | None:
     return shardy / gspmd
 
 
-def program_cost(executable, stderr_text: str | None) -> Cost:
-    """The cost of a compiled executable; `stderr_text` is what XLA wrote to file descriptor 2
-    while compiling it (None when not captured: rematerializations unknown)."""
-    hlo = optimized_hlo(executable)
-    memory = _memory(executable)
+def program_cost(program: Compiled, stderr_text: str | None) -> Cost:
+    """The cost of a compiled program (xla/'s); `stderr_text` is what XLA wrote to file
+    descriptor 2 while compiling it (None when not captured: rematerializations unknown)."""
+    hlo = program.optimized_hlo()
+    memory = program.memory()
     return Cost(
         by_kind=collectives(hlo) if hlo is not None else None,
         temp_bytes=memory.get("temp"),
         argument_bytes=memory.get("argument"),
         output_bytes=memory.get("output"),
         alias_bytes=memory.get("alias"),
-        flops=_flops(executable),
+        flops=program.flops(),
         rematerializations=rematerializations(stderr_text),
     )
-
-
-def optimized_hlo(executable) -> str | None:
-    """The optimized, partitioned HLO text of the executable's (first) module."""
-    modules = getattr(executable, "hlo_modules", None)
-    if modules is None:
-        return None
-    try:
-        return modules()[0].to_string()
-    except Exception:  # an executable that keeps no HLO (a deserialized one)
-        return None
 
 
 def collectives(hlo: str) -> dict[str, Collectives]:
@@ -151,34 +142,6 @@ def _bits(element_type: str) -> int:
         return 8
     digits = re.search(r"\d+", element_type)
     return int(digits.group()) if digits else 0
-
-
-def _memory(executable) -> dict[str, int]:
-    stats_of = getattr(executable, "get_compiled_memory_stats", None)
-    if stats_of is None:
-        return {}
-    try:
-        stats = stats_of()
-    except Exception:  # XlaRuntimeError: UNIMPLEMENTED on backends without the stats
-        return {}
-    names = ("temp", "argument", "output", "alias")
-    values = {n: getattr(stats, f"{n}_size_in_bytes", None) for n in names}
-    return {n: int(v) for n, v in values.items() if v is not None}
-
-
-def _flops(executable) -> float | None:
-    analyse = getattr(executable, "cost_analysis", None)
-    if analyse is None:
-        return None
-    try:
-        analysis = analyse()
-    except Exception:  # XlaRuntimeError: UNIMPLEMENTED
-        return None
-    if isinstance(analysis, list | tuple):  # older jaxlibs: one dict per module
-        analysis = analysis[0] if analysis else {}
-    if not isinstance(analysis, dict):
-        return None
-    return float(analysis.get("flops", 0.0))  # XLA leaves out the measures that are 0
 
 
 def rematerializations(stderr_text: str | None) -> int | None:

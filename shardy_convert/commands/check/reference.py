@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...ir.bindings import ir
-from ...ir.mlir import new_context, parse_module, print_module
 from ...ir.ops import find_ops
+from ...ir.parse import new_context, parse_module, print_module
 from ...ir.sdy_attrs import MANUAL_COMPUTATION, MESH_OP, mesh_attr, mesh_from_attr
 from ...ir.walker import SHARDING, call_target, sites
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 
-from .boundary import BoundaryDifference
+from .boundary_differences import BoundaryDifference
 from .cost import Cost, ratio
 from .summary import MEASURES, Summary
 

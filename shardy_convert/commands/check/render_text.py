@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ...errors import plural
 from .cost import COLLECTIVES, Cost, ratio
+from .verdict import Verdict
 
 
 def size(n: int | None) -> str:
@@ -36,8 +37,6 @@ def times(value: float | None) -> str:
 
 def verdict_line(report) -> str:
     """The one line a graph gets (see the module docstring)."""
-    from .verdict import Verdict
-
     head = report.verdict.value
     if report.verdict is Verdict.REASSOCIATED:
         head += f" (max relative {report.relative:.2g})"

@@ -1,17 +1,17 @@
 """The `check` loop over a batch: every graph of every input gets one `GraphCheck`.
 
-Two phases, because the CPU client's device count is fixed when it starts and because
-nothing in jaxlib that can abort may see input `convert` has not accepted:
+Two phases, because nothing in jaxlib that can abort may see input `convert` has not
+accepted:
 1. read every input (text, bytecode, portable artifact, dump, directory, stdin) and convert
    every graph; a graph's device count is what its converted module says (its meshes,
    `mhlo.num_partitions`), `devices` only when nothing in the module or its dump says;
-2. start the client once at the largest count, then compile and compare graph by graph.
+2. compile and compare graph by graph, each on the CPU client of its device count (xla/
+   keeps one per count).
 A failing file or graph is reported and the batch goes on.
 """
 
 from __future__ import annotations
 
-import contextlib
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -22,12 +22,11 @@ from ...formats import dump, hlo
 from ...formats import module as formats
 from ...formats.meshes import for_input
 from ...ir.bindings import ir
-from ...ir.mlir import new_context, parse_module, print_module
+from ...ir.parse import new_context, parse_module, print_module
 from ...ir.sdy_attrs import read_meshes
 from ..batch import STDIN, expand, read_input
-from .client import PROBE_DEVICES, ensure_devices
+from .compare import Report, compare
 from .summary import cost_excess
-from .verdict import Report, compare
 
 
 @dataclass
@@ -117,26 +116,12 @@ def check_inputs(
     items = expand(inputs)  # before stdin is read: a usage error reads nothing
     stdin = read_input(STDIN) if STDIN in inputs else b""
 
-    def prepare(match: bool) -> list[_Graph]:
-        found = []
-        for item in items:
-            say(f"converting {item.name}")
-            data = stdin if item.name == STDIN else None
-            found += _prepare(item.name, data, devices, {"mesh": mesh, "meshes": meshes}, match)
-        return found
-
-    # match_gspmd_boundary compiles with XLA while converting, and XLA reads XLA_FLAGS (the
-    # device count) once per process: the count is set first, from a conversion without it
-    # whose warnings the second conversion gives again.
-    with warnings.catch_warnings():
-        if match_gspmd_boundary:
-            warnings.simplefilter("ignore")
-        graphs = prepare(False)
-    largest = max((g.devices for g in graphs if g.outcome is None), default=1)
-    with contextlib.suppress(ShardyConvertError):  # started smaller: each graph says so
-        ensure_devices(max(largest, PROBE_DEVICES))  # virtual devices cost nothing
-    if match_gspmd_boundary:
-        graphs = prepare(True)
+    graphs = []
+    for item in items:
+        say(f"converting {item.name}")
+        data = stdin if item.name == STDIN else None
+        options = {"mesh": mesh, "meshes": meshes}
+        graphs += _prepare(item.name, data, devices, options, match_gspmd_boundary)
     for k, graph in enumerate(graphs, 1):
         if graph.outcome is None:
             say(f"[{k}/{len(graphs)}] compiling {graph.where}")

@@ -8,7 +8,7 @@ import numpy as np
 
 from ...errors import ShardyConvertError
 from ...ir.bindings import ir
-from ...ir.mlir import new_context, parse_module
+from ...ir.parse import new_context, parse_module
 from ...ir.walker import func_name, funcs
 
 _DTYPES = {

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .compare import Report
 from .cost import Collectives, Cost, ratio
-from .verdict import Report
 
 # The measures the gate and the summary's worst graphs judge: (name, Cost attribute).
 MEASURES = (("collective bytes", "collective_bytes"), ("temp memory", "temp_bytes"))

@@ -32,7 +32,7 @@ findings with a severity and a location:
     no-sdy-form            error     a sharding that cannot be put on the graph's mesh
     no-gspmd-form          error     (Shardy input) a sharding `to_hlo` cannot express
 
-The package: `read` (inputs, dumps, modules) -> `gspmd` / `shardy` (the two readers, on
+The package: `inputs` (files, dumps, modules) -> `gspmd` / `shardy` (the two readers, on
 `reader`) -> `audit` (findings) -> `report` (the data, JSON) -> `table` and `grid` (text for
 the CLI to print).
 
@@ -68,7 +68,7 @@ added in later versions of the same schema, never renamed:
 from __future__ import annotations
 
 from .grid import find_value, show
-from .read import inspect_file, inspect_inputs, inspect_module
+from .inputs import inspect_file, inspect_inputs, inspect_module
 from .report import SCHEMA, Finding, Graph, Report, Shard, Value
 from .shards import shard_info, tile_devices
 from .table import format_table

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...formats import dump
 from ...ir.bindings import ir
-from ...ir.mlir import format_location
+from ...ir.diagnostics import format_location
 from ...ir.walker import call_target, func_name, funcs
 from ...sharding import HloSharding, Kind
 from .audit import small_sharded

@@ -1,6 +1,6 @@
-"""The pass manager: a pipeline of Shardy's registered passes (MLIR pass text) and the
-project's Python passes (instances, passes/) run on one module, in order, verified between
-them, the run owning its analyses (analyses.py) and collecting what each pass found."""
+"""The pipeline runner: Shardy's registered passes (MLIR pass text) and the project's Python
+passes (instances, passes/) on one module, in order, verified between them; the run owns its
+analyses (analyses.py), collects what each pass found, and reports a failure located."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from typing import ClassVar, Protocol
 from ..errors import ModuleError
 from .analyses import Analyses, preserved_by
 from .bindings import ir, passmanager
-from .mlir import format_location, mlir_error, string_value
+from .diagnostics import format_location, mlir_error, verify
+from .parse import string_value
 
 
 class PythonPass(Protocol):
@@ -57,12 +58,12 @@ def run_pipeline(
                 if not preserved_by(group):
                     analyses.forget()
                 if verify_each:
-                    _verify_module(op, "pass pipeline failed")
+                    verify(op, "pass pipeline failed")
                 continue
             if k and not verify_each:
                 # A Python pass came before (pass texts are grouped): Shardy's C++ passes
                 # may crash on invalid IR, so what our passes made is verified first.
-                _verify_module(op)
+                verify(op)
             _run_pass_manager(op, group, verify_each)
             analyses.forget()
     return found
@@ -90,13 +91,6 @@ def _run_pass_manager(op: ir.Operation, names: list[str], verify_each: bool) -> 
         pm.run(op)
     except ir.MLIRError as e:
         raise mlir_error("pass pipeline failed", e) from None
-
-
-def _verify_module(op: ir.Operation, what: str = "the converted module does not verify") -> None:
-    try:
-        op.verify()
-    except ir.MLIRError as e:
-        raise mlir_error(what, e) from None
 
 
 def check_no_declarations(module: ir.Operation) -> None:

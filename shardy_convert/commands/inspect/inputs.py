@@ -10,7 +10,7 @@ from ...errors import ShardyConvertError
 from ...formats import dump
 from ...formats.meshes import for_input
 from ...formats.module import load
-from ...ir.mlir import new_context
+from ...ir.parse import new_context
 from ..batch import expand, read_input
 from .audit import count_mismatch
 from .gspmd import GspmdReader

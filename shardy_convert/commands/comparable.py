@@ -10,7 +10,7 @@ from ..converter import convert_module, import_round_trip
 from ..formats import module as formats
 from ..ir import compat
 from ..ir.bindings import ir
-from ..ir.mlir import format_location
+from ..ir.diagnostics import format_location
 from ..ir.walker import MODULE_SHARDING_ATTRS, SHARDING, Site, call_target, func_name, funcs, sites
 from ..passes import pipeline
 from ..passes.import_custom_calls import unspecified_dims

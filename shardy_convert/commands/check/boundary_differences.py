@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .client import Compiled
+from .compiled import Compiled
 from .signature import Shape
 
 # numpy dtype names as HLO spells element types.

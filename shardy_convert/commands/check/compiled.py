@@ -1,0 +1,101 @@
+"""A program compiled for `check`: compiled on the CPU client of N devices (xla/) with the
+partitioner of its side, @main's shapes beside it, run on given inputs.
+
+The compile, the clients and the run are xla/'s: one CPU client per device count, made for
+this process (no `XLA_FLAGS`, no jax backend involved), XLA's C++ logging (the device list,
+the GSPMD deprecation notice, its warnings) kept off the terminal and in `log`.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ...errors import ShardyConvertError
+from ...ir.legacy_i1 import i1_hex_for_parser
+from ...xla import compiler
+from ...xla import execute as xla_execute
+from ...xla.options import compile_options
+from .cost import REMATERIALIZATION, Cost, program_cost
+from .signature import Signature, main_signature
+
+
+@dataclass
+class Compiled:
+    """One compiled program (`program`: xla/'s), the shardings XLA chose (one per parameter
+    and output of @main, replicated ones for a one-device program) and @main's shapes."""
+
+    program: compiler.Compiled
+    signature: Signature
+
+    @cached_property
+    def parameters(self) -> list:
+        return self.program.parameter_shardings(len(self.signature.args))
+
+    @cached_property
+    def outputs(self) -> list:
+        return self.program.output_shardings(len(self.signature.results))
+
+    @property
+    def executable(self):
+        return self.program.executable
+
+    @property
+    def devices(self) -> tuple:
+        return self.program.devices
+
+    @property
+    def log(self) -> str:
+        """What XLA wrote to file descriptor 2 while compiling it."""
+        return self.program.log
+
+    @cached_property
+    def cost(self) -> Cost:
+        """Its collectives, memory, FLOPs and rematerializations (see `cost`; unknown where
+        this XLA does not write its rematerialization warning where we read it)."""
+        return program_cost(self.program, self.log if rematerializations_logged() else None)
+
+
+# A reshard XLA's partitioner can only do by replicating the tensor first (measured on jaxlib
+# 0.10.2: one "Involuntary full rematerialization" warning, GSPMD and Shardy alike).
+PROBE_DEVICES = 4
+_REMAT_PROBE = (
+    'func.func @main(%arg0: tensor<6x8x8xf32> {mhlo.sharding = "{devices=[1,1,4]<=[4]}"}) -> '
+    "tensor<6x8x8xf32> {\n"
+    '  %0 = stablehlo.custom_call @Sharding(%arg0) {mhlo.sharding = "{devices=[2,1,1,2]<=[4] '
+    'last_tile_dim_replicate}"} : (tensor<6x8x8xf32>) -> tensor<6x8x8xf32>\n'
+    "  return %0 : tensor<6x8x8xf32>\n}\n"
+)
+
+
+@functools.cache
+def rematerializations_logged() -> bool:
+    """Whether this XLA writes its involuntary-rematerialization warning to file descriptor 2
+    (jaxlib 0.10.2 does, at WARNING level, which `TF_CPP_MIN_LOG_LEVEL=2` hides; 0.7.1 does
+    not): found by compiling a program that needs one."""
+    probe = compile_module(_REMAT_PROBE, PROBE_DEVICES, shardy=False)
+    return REMATERIALIZATION in probe.log
+
+
+def compile_module(text: str | bytes, n: int, *, shardy: bool) -> Compiled:
+    """Compiles on the CPU client of `n` devices with `n` partitions and the chosen
+    partitioner, as torch_xla compiles (xla/options.py: propagation to the outputs)."""
+    signature = main_signature(text)
+    if isinstance(text, str):  # XLA's parser is jaxlib's MLIR too (see legacy_i1)
+        text = i1_hex_for_parser(text)
+    try:
+        program = compiler.compile_program(text, n, compile_options(n, shardy=shardy))
+    except compiler.CompileError as e:  # report which side failed
+        side = "Shardy result" if shardy else "GSPMD original"
+        raise ShardyConvertError(f"the {side} does not compile: {e.reason}") from None
+    return Compiled(program, signature)
+
+
+def execute(compiled: Compiled, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """Runs the program: each input placed by its parameter sharding, each output assembled
+    from its shards into one global array."""
+    shapes = [shape for shape, _ in compiled.signature.results]
+    return xla_execute.execute(compiled.program, inputs, shapes)

@@ -1,0 +1,65 @@
+"""The one atomic writer (`formats.output.write_atomic`): whole files, the old mode kept, a
+read-only file left alone, no temporary file left behind by an interrupted write."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from shardy_convert.formats import output
+
+
+def test_a_new_file_is_written_whole(tmp_path):
+    path = tmp_path / "out.mlir"
+    output.write_atomic(path, b"module {}\n")
+    assert path.read_bytes() == b"module {}\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.mlir"]
+
+
+def test_a_replaced_file_keeps_its_mode(tmp_path):
+    path = tmp_path / "out.mlir"
+    path.write_bytes(b"old")
+    path.chmod(0o640)
+    output.write_atomic(path, b"new")
+    assert path.read_bytes() == b"new"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes read-only files")
+def test_a_read_only_file_is_not_replaced(tmp_path):
+    path = tmp_path / "out.mlir"
+    path.write_bytes(b"old")
+    path.chmod(0o444)
+    with pytest.raises(PermissionError):
+        output.write_atomic(path, b"new")
+    assert path.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.mlir"]
+
+
+def test_an_interrupted_write_leaves_the_old_file_and_no_temporary_file(tmp_path, monkeypatch):
+    path = tmp_path / "out.mlir"
+    path.write_bytes(b"old")
+    seen = []
+
+    def interrupted(src, dst):
+        seen.append(set(output._PARTIAL))  # tracked for a Ctrl-C that ends the process
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        output.write_atomic(path, b"new")
+    (tmp,) = seen[0]
+    assert tmp.parent == tmp_path
+    assert not output._PARTIAL
+    assert path.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.mlir"]
+
+
+def test_remove_partial_outputs_removes_the_tracked_temporary_files(tmp_path, monkeypatch):
+    tmp = tmp_path / ".out.mlir.1234.tmp"
+    tmp.write_bytes(b"half")
+    monkeypatch.setattr(output, "_PARTIAL", {tmp})
+    output.remove_partial_outputs()
+    assert not tmp.exists()
