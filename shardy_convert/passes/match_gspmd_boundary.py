@@ -7,8 +7,8 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from ..errors import ShardyConvertError
-from ..ir.analyses import Analyses
 from ..formats.boundary_cache import gspmd_boundary
+from ..ir.analyses import Analyses
 from ..ir.bindings import ir
 from ..ir.value_attrs import ValueAttrs
 from ..ir.walker import SDY_SHARDING, SHARDING, func_name, funcs
