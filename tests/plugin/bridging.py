@@ -74,8 +74,12 @@ class Caller:
         payloads = []
 
         def visit(key, key_size, value, value_size, _):
-            payloads.append([ctypes.string_at(key, key_size).decode(),
-                             ctypes.string_at(value, value_size).decode()])
+            payloads.append(
+                [
+                    ctypes.string_at(key, key_size).decode(),
+                    ctypes.string_at(value, value_size).decode(),
+                ]
+            )
 
         visitor = VISITOR(visit)
         each = api.args("PJRT_Error_ForEachPayload_Args", error=error)
@@ -266,6 +270,10 @@ def execute(newer_plugin: str) -> dict:
 
 if __name__ == "__main__":
     scenario, newer = sys.argv[1], sys.argv[2]
-    result = {"tables": tables, "errors": errors, "out_of_memory": out_of_memory,
-              "execute": execute}[scenario](newer)
+    result = {
+        "tables": tables,
+        "errors": errors,
+        "out_of_memory": out_of_memory,
+        "execute": execute,
+    }[scenario](newer)
     print("RESULT " + json.dumps(result))
