@@ -162,7 +162,8 @@ static PJRT_Error *unknown_entry(void *args) {
   return own_error(PJRT_Error_Code_UNIMPLEMENTED, "an entry after 0.114");
 }
 
-/* ---- Entries of a newer plugin ---------------------------------------------------------------- */
+/* ---- Entries of a newer plugin ----------------------------------------------------------------
+ */
 
 static PJRT_Error *client_create(PJRT_Client_Create_Args *args) {
   for (size_t i = 0; i < args->num_options; i++)
@@ -174,7 +175,9 @@ static PJRT_Error *client_create(PJRT_Client_Create_Args *args) {
 
 static size_t last_execute_args_size;
 
-EXPORT size_t NewerPluginLastExecuteArgsSize(void) { return last_execute_args_size; }
+EXPORT size_t NewerPluginLastExecuteArgsSize(void) {
+  return last_execute_args_size;
+}
 
 /* As XLA's plugins of 0.114: the caller's options must be at least as large as its own. */
 static PJRT_Error *execute(PJRT_LoadedExecutable_Execute_Args *args) {

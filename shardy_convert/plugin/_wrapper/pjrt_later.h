@@ -145,7 +145,7 @@ typedef struct {
   size_t num_hlo_output_callbacks;
 } ExecuteOptionsAfterIncarnations;
 
-#define NEWEST_KNOWN_EXECUTE_OPTIONS_SIZE                  \
+#define NEWEST_KNOWN_EXECUTE_OPTIONS_SIZE                   \
   (PJRT_STRUCT_SIZE(PJRT_ExecuteOptions, incarnation_ids) + \
    PJRT_STRUCT_SIZE(ExecuteOptionsAfterIncarnations, num_hlo_output_callbacks))
 

@@ -36,8 +36,6 @@
 #include "pjrt_c_api.h"
 #include "pjrt_later.h"
 
-#define WRAPPER "shardy-convert PJRT wrapper"
-
 /* ---- Errors of the wrapper's own ----------------------------------------------------------- */
 
 /* An error the wrapper made. It starts with the function table later API versions put at the
@@ -75,7 +73,7 @@ static const ErrorFunctionTable error_table = {
 
 /* What an error is when there is no memory to make one: never freed, shared by every thread
  * (it is never written), so running out of memory is reported as such, not as success. */
-#define OUT_OF_MEMORY WRAPPER ": out of memory"
+#define OUT_OF_MEMORY "shardy-convert PJRT wrapper: out of memory"
 static WrapperError out_of_memory = {
     .vtable = &error_table,
     .code = PJRT_Error_Code_RESOURCE_EXHAUSTED,
@@ -147,7 +145,8 @@ static void table_for_each_payload(const PJRT_Error *error, PJRT_Error_PayloadVi
 static PJRT_Error *check_size(const char *name, size_t needed, size_t given) {
   if (given >= needed) return NULL;
   return new_error(PJRT_Error_Code_INVALID_ARGUMENT,
-                   WRAPPER ": unexpected %s size: expected at least %zu, got %zu (a caller of an "
+                   "shardy-convert PJRT wrapper: unexpected %s size: expected at least %zu, got "
+                   "%zu (a caller of an "
                    "older PJRT C API than this wrapper reads)",
                    name, needed, given);
 }
@@ -155,9 +154,9 @@ static PJRT_Error *check_size(const char *name, size_t needed, size_t given) {
 
 /* ---- The wrapped plugin ---------------------------------------------------------------------- */
 
-static LaterApi *api;       /* the table handed out: the plugin's, with the overrides */
+static LaterApi *api;        /* the table handed out: the plugin's, with the overrides */
 static const LaterApi *real; /* the plugin's own table */
-static size_t real_size;    /* its struct_size */
+static size_t real_size;     /* its struct_size */
 static size_t plugin_options_size;
 static char load_problem[1024];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -203,7 +202,8 @@ static PJRT_Error *error_for_each_payload(PJRT_Error_ForEachPayload_Args *args) 
 /* Every other entry of the stand-in table: there is no plugin to forward to. */
 static PJRT_Error *unavailable(void *args) {
   (void)args;
-  return new_error(PJRT_Error_Code_FAILED_PRECONDITION, WRAPPER ": %s", load_problem);
+  return new_error(PJRT_Error_Code_FAILED_PRECONDITION, "shardy-convert PJRT wrapper: %s",
+                   load_problem);
 }
 
 /* ---- Executables compiled in another device order ------------------------------------------ */
@@ -218,9 +218,9 @@ typedef struct Ordered {
   struct Ordered *next;
   const void *key; /* a PJRT_LoadedExecutable* or a PJRT_Executable* of one */
   size_t n;
-  int32_t *order;      /* the plugin's partition k runs the caller's device list order[k] */
+  int32_t *order;        /* the plugin's partition k runs the caller's device list order[k] */
   PJRT_Device **devices; /* addressable devices in the caller's order (made on first ask) */
-  char *program;       /* the optimized program, shardings relabelled (made on first ask) */
+  char *program;         /* the optimized program, shardings relabelled (made on first ask) */
   size_t program_size;
   const char *format; /* the plugin's format string of that program */
   size_t format_size;
@@ -292,20 +292,35 @@ static struct {
   PyObject **Exc_Exception; /* a variable: the address of PyExc_Exception */
 } py;
 static int have_python;
-static PyObject *hook;    /* the compile hook, imported on the first compile */
-static PyObject *relabeller; /* shardy_convert.plugin.wrapper.relabel_program, imported when needed */
-static PyObject *reassign; /* shardy_convert.plugin.wrapper.caller_device_assignment, likewise */
+/* Imported on first use: the compile hook, then shardy_convert.plugin.wrapper's relabel_program
+ * and caller_device_assignment. */
+static PyObject *hook, *relabeller, *reassign;
 
 static int find_python(void) {
-  static const char *names[] = {
-      "Py_IsInitialized",        "PyGILState_Ensure",     "PyGILState_Release",
-      "PyGILState_Check",        "PyEval_SaveThread",     "PyEval_RestoreThread",
-      "PyImport_ImportModule",   "PyObject_GetAttrString", "PyObject_CallObject",
-      "PyObject_Str",            "PyTuple_New",           "PyTuple_SetItem",
-      "PyTuple_GetItem",         "PyTuple_Size",          "PyBytes_FromStringAndSize",
-      "PyBytes_AsStringAndSize", "PyUnicode_AsUTF8AndSize", "PyErr_Fetch",
-      "PyErr_Clear",             "Py_DecRef",             "PyErr_GivenExceptionMatches",
-      "PyErr_Restore",           "Py_AddPendingCall",     "PyExc_Exception"};
+  static const char *names[] = {"Py_IsInitialized",
+                                "PyGILState_Ensure",
+                                "PyGILState_Release",
+                                "PyGILState_Check",
+                                "PyEval_SaveThread",
+                                "PyEval_RestoreThread",
+                                "PyImport_ImportModule",
+                                "PyObject_GetAttrString",
+                                "PyObject_CallObject",
+                                "PyObject_Str",
+                                "PyTuple_New",
+                                "PyTuple_SetItem",
+                                "PyTuple_GetItem",
+                                "PyTuple_Size",
+                                "PyBytes_FromStringAndSize",
+                                "PyBytes_AsStringAndSize",
+                                "PyUnicode_AsUTF8AndSize",
+                                "PyErr_Fetch",
+                                "PyErr_Clear",
+                                "Py_DecRef",
+                                "PyErr_GivenExceptionMatches",
+                                "PyErr_Restore",
+                                "Py_AddPendingCall",
+                                "PyExc_Exception"};
   void **out = (void **)&py;
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
     out[i] = dlsym(RTLD_DEFAULT, names[i]);
@@ -372,8 +387,10 @@ static PJRT_Error *python_error(const char *what) {
   int hosts = type != NULL && !py.Err_GivenExceptionMatches(type, *py.Exc_Exception);
   PJRT_Error *e;
   if (hosts && keep_for_the_host(type, value, trace)) {
-    e = new_error(PJRT_Error_Code_CANCELLED, "shardy-convert: %s during the conversion: the compile "
-                  "is abandoned (raised again in the program)", n ? n : "an interrupt");
+    e = new_error(PJRT_Error_Code_CANCELLED,
+                  "shardy-convert: %s during the conversion: the compile "
+                  "is abandoned (raised again in the program)",
+                  n ? n : "an interrupt");
     type = value = trace = NULL; /* kept */
   } else {
     e = new_error(PJRT_Error_Code_INVALID_ARGUMENT, "shardy-convert: %s: %s: %s", what,
@@ -414,8 +431,8 @@ static int take_bytes(PyObject *answer, int i, Answer *out) {
 }
 
 /* fn(*args as bytes) -> a tuple of `want` bytes objects, or a str: an error message. */
-static PJRT_Error *call_locked(PyObject *fn, int n, const char **data, const size_t *size,
-                               int want, Answer *out) {
+static PJRT_Error *call_locked(PyObject *fn, int n, const char **data, const size_t *size, int want,
+                               Answer *out) {
   PyObject *call = py.Tuple_New(n);
   if (call == NULL) return python_error("cannot call the hook");
   for (int i = 0; i < n; i++) {
@@ -473,7 +490,8 @@ static void *copy_args(const void *args, size_t known) {
 static PJRT_Error *client_compile(PJRT_Client_Compile_Args *args) {
   PJRT_Error *e = CHECK_ARGS(PJRT_Client_Compile_Args, args);
   if (e == NULL && args->program == NULL)
-    e = new_error(PJRT_Error_Code_INVALID_ARGUMENT, WRAPPER ": PJRT_Client_Compile without a program");
+    e = new_error(PJRT_Error_Code_INVALID_ARGUMENT,
+                  "shardy-convert PJRT wrapper: PJRT_Client_Compile without a program");
   if (e == NULL) e = CHECK_ARGS(PJRT_Program, args->program);
   if (e != NULL) return e;
   Answer r;
@@ -482,8 +500,8 @@ static PJRT_Error *client_compile(PJRT_Client_Compile_Args *args) {
   const PJRT_Program *given = args->program;
   const char *data[3] = {given->code, given->format, args->compile_options};
   size_t size[3] = {given->code_size, given->format_size, args->compile_options_size};
-  e = call_python(spec && *spec ? spec : "shardy_convert.plugin.wrapper:on_compile", &hook, 3,
-                  data, size, 4, &r);
+  e = call_python(spec && *spec ? spec : "shardy_convert.plugin.wrapper:on_compile", &hook, 3, data,
+                  size, 4, &r);
   /* The caller owns its program and options: the plugin compiles new ones, made of the hook's
    * bytes, in copies of the caller's structs (whatever else they hold goes along). */
   PJRT_Program *program = e == NULL ? copy_args(given, PJRT_Program_STRUCT_SIZE) : NULL;
@@ -552,7 +570,8 @@ static PJRT_Error *permute(Execute *x, const Ordered *o) {
   const PJRT_LoadedExecutable_Execute_Args *c = x->call;
   if (c->struct_size > PJRT_LoadedExecutable_Execute_Args_STRUCT_SIZE)
     return new_error(PJRT_Error_Code_UNIMPLEMENTED,
-                     WRAPPER ": PJRT_LoadedExecutable_Execute_Args of %zu bytes, from a newer PJRT "
+                     "shardy-convert PJRT wrapper: PJRT_LoadedExecutable_Execute_Args of %zu "
+                     "bytes, from a newer PJRT "
                      "C API than the %zu this wrapper knows: this executable runs in another "
                      "device order, and fields past execute_device cannot be put in that order",
                      c->struct_size, (size_t)PJRT_LoadedExecutable_Execute_Args_STRUCT_SIZE);
@@ -572,7 +591,8 @@ static PJRT_Error *permute(Execute *x, const Ordered *o) {
 static PJRT_Error *loaded_executable_execute(PJRT_LoadedExecutable_Execute_Args *args) {
   PJRT_Error *e = CHECK_ARGS(PJRT_LoadedExecutable_Execute_Args, args);
   if (e == NULL && args->options == NULL)
-    e = new_error(PJRT_Error_Code_INVALID_ARGUMENT, WRAPPER ": PJRT_LoadedExecutable_Execute without options");
+    e = new_error(PJRT_Error_Code_INVALID_ARGUMENT,
+                  "shardy-convert PJRT wrapper: PJRT_LoadedExecutable_Execute without options");
   if (e != NULL) return e;
   const Ordered *o = find_order(args->executable);
   int permuted = o != NULL && args->num_devices == o->n && args->execute_device == NULL;
@@ -606,7 +626,8 @@ static PJRT_Error *loaded_executable_addressable_devices(
   return NULL;
 }
 
-static PJRT_Error *loaded_executable_get_executable(PJRT_LoadedExecutable_GetExecutable_Args *args) {
+static PJRT_Error *loaded_executable_get_executable(
+    PJRT_LoadedExecutable_GetExecutable_Args *args) {
   PJRT_Error *e = CHECK_ARGS(PJRT_LoadedExecutable_GetExecutable_Args, args);
   if (e == NULL) e = real->header.PJRT_LoadedExecutable_GetExecutable(args);
   Ordered *o = e == NULL ? find_order(args->loaded_executable) : NULL;
@@ -649,8 +670,8 @@ static PJRT_Error *relabel(Ordered *o, PJRT_Executable *executable) {
   const char *data[3] = {code, program.format, (const char *)o->order};
   size_t size[3] = {program.code_size, program.format_size, o->n * sizeof(int32_t)};
   if (e == NULL)
-    e = call_python("shardy_convert.plugin.wrapper:relabel_program", &relabeller, 3, data, size,
-                    1, &r);
+    e = call_python("shardy_convert.plugin.wrapper:relabel_program", &relabeller, 3, data, size, 1,
+                    &r);
   free(code);
   if (e == NULL) {
     pthread_mutex_lock(&ordered_lock);
@@ -668,7 +689,9 @@ static PJRT_Error *relabel(Ordered *o, PJRT_Executable *executable) {
 static PJRT_Error *executable_optimized_program(PJRT_Executable_OptimizedProgram_Args *args) {
   PJRT_Error *e = CHECK_ARGS(PJRT_Executable_OptimizedProgram_Args, args);
   if (e == NULL && args->program == NULL)
-    e = new_error(PJRT_Error_Code_INVALID_ARGUMENT, WRAPPER ": PJRT_Executable_OptimizedProgram without a program");
+    e = new_error(
+        PJRT_Error_Code_INVALID_ARGUMENT,
+        "shardy-convert PJRT wrapper: PJRT_Executable_OptimizedProgram without a program");
   if (e == NULL) e = CHECK_ARGS(PJRT_Program, args->program);
   Ordered *o = e == NULL ? find_order(args->executable) : NULL;
   if (e != NULL || o == NULL)
@@ -695,7 +718,9 @@ static PJRT_Error *executable_optimized_program(PJRT_Executable_OptimizedProgram
   return NULL;
 }
 
-static void free_assignment(PJRT_DeviceAssignmentSerialized *serialized) { free(serialized); }
+static void free_assignment(PJRT_DeviceAssignmentSerialized *serialized) {
+  free(serialized);
+}
 
 /* The plugin's device assignment (partition k on its device k) in the caller's partition ids.
  * API 0.79: torch_xla 2.9 (0.75) never asks; a newer caller would see the permuted one. */
@@ -722,7 +747,8 @@ static PJRT_Error *loaded_executable_get_device_assignment(
   return e;
 }
 
-/* ---- Loading ---------------------------------------------------------------------------------- */
+/* ---- Loading ----------------------------------------------------------------------------------
+ */
 
 /* The entries of a table, as places (for filling them all). */
 #define FIRST_ENTRY(table) ((LaterEntry *)&(table)->header.PJRT_Error_Destroy)
@@ -738,8 +764,7 @@ static void stand_in(void) {
   api->header.pjrt_api_version.major_version = PJRT_API_MAJOR;
   api->header.pjrt_api_version.minor_version = PJRT_API_MINOR;
   LaterEntry *end = (LaterEntry *)((char *)api + sizeof(PJRT_Api));
-  for (LaterEntry *entry = FIRST_ENTRY(api); entry < end; entry++)
-    *entry = (LaterEntry)unavailable;
+  for (LaterEntry *entry = FIRST_ENTRY(api); entry < end; entry++) *entry = (LaterEntry)unavailable;
   api->header.PJRT_Error_Destroy = error_destroy;
   api->header.PJRT_Error_Message = error_message;
   api->header.PJRT_Error_GetCode = error_get_code;
@@ -757,8 +782,8 @@ static int wrap(const PJRT_Api *theirs, const char *path) {
              theirs->struct_size, needed);
     return 0;
   }
-  size_t size = theirs->struct_size < NEWEST_KNOWN_API_SIZE ? theirs->struct_size
-                                                            : NEWEST_KNOWN_API_SIZE;
+  size_t size =
+      theirs->struct_size < NEWEST_KNOWN_API_SIZE ? theirs->struct_size : NEWEST_KNOWN_API_SIZE;
   api = calloc(1, size > sizeof(LaterApi) ? size : sizeof(LaterApi));
   if (api == NULL) return 0;
   memcpy(api, theirs, size);
@@ -779,8 +804,7 @@ static int wrap(const PJRT_Api *theirs, const char *path) {
   api->header.PJRT_Executable_Destroy = executable_destroy;
   api->header.PJRT_Executable_OptimizedProgram = executable_optimized_program;
   if (REAL(header.PJRT_LoadedExecutable_GetDeviceAssignment) != NULL)
-    api->header.PJRT_LoadedExecutable_GetDeviceAssignment =
-        loaded_executable_get_device_assignment;
+    api->header.PJRT_LoadedExecutable_GetDeviceAssignment = loaded_executable_get_device_assignment;
   return 1;
 }
 
