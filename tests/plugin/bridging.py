@@ -179,7 +179,8 @@ def out_of_memory(newer_plugin: str) -> dict:
     compile_.program = ctypes.addressof(anything)
     with open("/proc/self/status") as f:
         size = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
-    resource.setrlimit(resource.RLIMIT_AS, (size + (64 << 20), resource.RLIM_INFINITY))
+    # Room for everything but the message's copy (the plugin's threads go on meanwhile).
+    resource.setrlimit(resource.RLIMIT_AS, (size + (128 << 20), resource.RLIM_INFINITY))
     made = [caller.raw("PJRT_Client_Compile", compile_) for _ in range(2)]
     resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
     described = [caller.describe(e) for e in made]

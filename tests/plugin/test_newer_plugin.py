@@ -106,7 +106,9 @@ def test_running_out_of_memory_making_an_error_is_an_error(newer_plugin):
     """The hook fails with a 256 MiB message, under a memory limit: the copy cannot be made,
     and the compile fails with the wrapper's preallocated out-of-memory error (it reported
     success before, with no executable)."""
-    env = {"SHARDY_CONVERT_HOOK": "__main__:huge_message_hook"}
+    # One malloc arena: a thread's first malloc would reserve an arena of its own (64 MiB of
+    # address space) and abort the process when the limit refuses it.
+    env = {"SHARDY_CONVERT_HOOK": "__main__:huge_message_hook", "MALLOC_ARENA_MAX": "1"}
     if "libasan" in os.environ.get("LD_PRELOAD", ""):
         env["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":allocator_may_return_null=1"
     result = scenario("out_of_memory", newer_plugin, **env)
