@@ -94,8 +94,8 @@ ASAN_ENV = LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-fil
   SHARDY_CONVERT_WRAPPER_LIBRARY=$(abspath $(ASAN_LIB))
 # The end-to-end tests that take the wrapper's paths (measured under ASan in
 # docs/wrapper-internals.md; the whole e2e suite is `make test-e2e`).
-ASAN_E2E ?= e2e/test_torch_xla.py::test_training_loop_on_a_2x4_mesh \
-  e2e/test_torch_xla.py::test_custom_device_order_with_tensor_parallelism
+ASAN_E2E ?= e2e/test_torch_xla.py::test_custom_device_order_with_tensor_parallelism \
+  e2e/test_torch_xla.py::test_a_graph_with_no_shardy_form_raises_naming_graph_and_reason
 
 $(ASAN_LIB): $(WRAPPER_C) shardy_convert/plugin/_wrapper/pjrt_later.h $(PY)
 	mkdir -p $(dir $@)
