@@ -18,7 +18,7 @@ OLDEST_VENV ?= .venv-jax-oldest
 OLDEST_PY := $(OLDEST_VENV)/bin/python
 
 .DEFAULT_GOAL := help
-.PHONY: help install quick test test-e2e test-oldest lint format testdata golden bench clean distclean
+.PHONY: help install quick test test-e2e test-oldest test-asan lint format testdata golden bench clean distclean
 
 # Every target with a `## ` description, names padded to the longest one.
 help: ## list the targets
@@ -37,10 +37,11 @@ install: $(PY) ## create .venv and install shardy-convert with its test tools (e
 quick: lint ## ruff, then the suite without the slow compile proofs (lit included; no torch_xla, no oldest jax)
 	$(PY) -m pytest -q -m "not slow"
 
-test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices, torch_xla end to end), then the suite again on the oldest supported jax
+test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices, torch_xla end to end), the suite again on the oldest supported jax, the wrapper under ASan/UBSan
 	$(PY) -m pytest -q
 	$(MAKE) test-e2e
 	$(MAKE) test-oldest
+	$(MAKE) test-asan
 
 # The e2e suite, the test data and the plugin example also need the test tools and the
 # xla-cpu-pjrt plugin in the torch venv: every target that uses the venv depends on this stamp.
@@ -63,13 +64,50 @@ $(OLDEST_STAMP): pyproject.toml setup.py
 test-oldest: $(OLDEST_STAMP) ## the whole suite on jax/jaxlib 0.7.1, what torch-xla[pallas]==2.9.0 pins (venv .venv-jax-oldest)
 	$(OLDEST_PY) -m pytest -q -p no:cacheprovider
 
-lint: ## ruff check and format check
+# The PJRT plugin wrapper (C), its own declarations of later PJRT C API versions, the test plugin.
+C_SOURCES := $(wildcard shardy_convert/plugin/_wrapper/*.c shardy_convert/plugin/_wrapper/*.h tests/plugin/*.c)
+
+lint: ## ruff check and format check; clang-format check of the C (.clang-format)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/clang-format --dry-run --Werror $(C_SOURCES)
 
-format: ## ruff format and autofix
+format: ## ruff format and autofix; clang-format the C
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/clang-format -i $(C_SOURCES)
+
+# The wrapper built with AddressSanitizer and UBSan (docs/wrapper-internals.md), against the
+# pjrt_c_api.h of .venv's xla-cpu-pjrt as setup.py builds it. Python is no ASan build: the ASan
+# runtime is preloaded (it must come first among the libraries), with libstdc++ (without it
+# ASan's __cxa_throw interceptor has nothing to call when jaxlib or torch throw a C++ exception:
+# "CHECK failed ... real___cxa_throw"); leak detection off (CPython, XLA and torch keep memory to
+# the end on purpose: thousands of reports none of which is the wrapper's). UBSan stops at the
+# first report. SHARDY_CONVERT_WRAPPER_LIBRARY makes shardy_convert load this build.
+CC ?= cc
+ASAN_LIB := build/asan/libpjrt_shardy_wrapper.so
+WRAPPER_C := shardy_convert/plugin/_wrapper/pjrt_shardy_wrapper.c
+PJRT_INCLUDE = $(shell $(PY) -c "import importlib.util as u, pathlib as p; \
+  print(p.Path(list(u.find_spec('xla_plugins.xla_cpu_pjrt').submodule_search_locations)[0], 'include'))")
+ASAN_ENV = LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libstdc++.so)" \
+  ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  SHARDY_CONVERT_WRAPPER_LIBRARY=$(abspath $(ASAN_LIB))
+# The end-to-end tests that take the wrapper's paths (measured under ASan in
+# docs/wrapper-internals.md; the whole e2e suite is `make test-e2e`).
+ASAN_E2E ?= e2e/test_torch_xla.py::test_custom_device_order_with_tensor_parallelism \
+  e2e/test_torch_xla.py::test_a_graph_with_no_shardy_form_raises_naming_graph_and_reason
+
+$(ASAN_LIB): $(WRAPPER_C) shardy_convert/plugin/_wrapper/pjrt_later.h $(PY)
+	mkdir -p $(dir $@)
+	$(CC) -shared -fPIC -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+	  -fno-sanitize-recover=undefined -fvisibility=hidden -Wall -Wextra -Werror \
+	  -isystem $(PJRT_INCLUDE) -I shardy_convert/plugin/_wrapper $(WRAPPER_C) -o $@ -ldl -lpthread
+
+test-asan: $(ASAN_LIB) $(TORCH_E2E) ## the wrapper built with ASan+UBSan: its tests, and torch_xla end to end through it (venv .venv-torch)
+	$(ASAN_ENV) $(PY) -c "from shardy_convert.plugin import wrapper; \
+	  assert wrapper.library_path() == '$(abspath $(ASAN_LIB))', wrapper.library_path()"
+	$(ASAN_ENV) $(PY) -m pytest -q -p no:cacheprovider tests/test_wrapper.py tests/plugin
+	$(ASAN_ENV) $(TORCH_PY) -m pytest -q -p no:cacheprovider $(ASAN_E2E)
 
 $(TORCH_PY):
 	$(PYTHON) -m venv $(TORCH_VENV)
@@ -92,4 +130,4 @@ clean: ## remove caches and build output (keeps .venv)
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache tests/lit/Output
 
 distclean: clean ## also remove the venvs make built (.venv, .venv-torch ~8 GB, .venv-jax-oldest), the bench inputs and the built wrapper
-	rm -rf $(VENV) $(TORCH_VENV) $(OLDEST_VENV) bench/out shardy_convert/_wrapper/*.so
+	rm -rf $(VENV) $(TORCH_VENV) $(OLDEST_VENV) bench/out shardy_convert/plugin/_wrapper/*.so

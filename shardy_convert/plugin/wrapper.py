@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import struct
 import threading
 from dataclasses import dataclass, field, replace
@@ -41,17 +42,24 @@ log = logging.getLogger("shardy_convert.wrapper")
 
 LIBRARY = Path(__file__).resolve().parent / "_wrapper" / "libpjrt_shardy_wrapper.so"
 ENV_HOOK = "SHARDY_CONVERT_HOOK"
+ENV_LIBRARY = "SHARDY_CONVERT_WRAPPER_LIBRARY"
 _CACHE_SIZE = 256
 
 
 def library_path() -> str:
-    """The wrapper plugin's library; ShardyConvertError saying why if it was not built."""
-    if LIBRARY.is_file():
-        return str(LIBRARY)
+    """The wrapper plugin's library (another build of it where SHARDY_CONVERT_WRAPPER_LIBRARY
+    names one: `make test-asan`'s sanitizer build); ShardyConvertError saying why if it was not
+    built."""
+    library = Path(os.environ.get(ENV_LIBRARY) or LIBRARY)
+    if library.is_file():
+        return str(library)
     raise ShardyConvertError(
-        f"the PJRT plugin wrapper is not built ({LIBRARY} is missing): it is compiled when "
-        "shardy-convert is installed, which needs a C compiler (cc); install one and reinstall "
-        "(pip install --force-reinstall --no-deps shardy-convert, or make install)"
+        f"the PJRT plugin wrapper is not built ({library} is missing): it is compiled when "
+        "shardy-convert is installed, which needs a C compiler (cc) and PJRT's C API header "
+        "(pjrt_c_api.h, from the xla-cpu-pjrt package: a build requirement on Linux x86-64, "
+        "elsewhere SHARDY_CONVERT_PJRT_INCLUDE names a folder holding it); the install printed "
+        "which was missing: fix that and reinstall (pip install --force-reinstall --no-deps "
+        "shardy-convert, or make install)"
     )
 
 

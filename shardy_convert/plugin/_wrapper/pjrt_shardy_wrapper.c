@@ -1,41 +1,26 @@
 /* shardy-convert's PJRT plugin wrapper: a PJRT C-API plugin that wraps another one.
  *
  * A framework (torch_xla, JAX, ...) loads this library as its PJRT plugin. `GetPjrtApi` dlopens
- * the real plugin named by $SHARDY_CONVERT_PLUGIN, copies its PJRT_Api table and overrides five
- * entries:
+ * the real plugin named by $SHARDY_CONVERT_PLUGIN, copies its PJRT_Api table and overrides the
+ * entries below; every other entry is the plugin's own.
  *
  *   PJRT_Client_Compile            each program and its CompileOptionsProto go through a Python
  *                                  function in the host process first ($SHARDY_CONVERT_HOOK,
- *                                  default shardy_convert.plugin.wrapper:on_compile), which returns the
- *                                  Shardy program and the options to compile it with;
- *   PJRT_LoadedExecutable_Execute  PJRT_ExecuteOptions grew between API versions (0.75: 80 bytes,
- *                                  0.81: 112); a caller's older struct is forwarded as a
- *                                  zero-padded copy of the size the plugin expects;
- *   PJRT_Error_{Destroy,Message,GetCode}  so the wrapper can return errors of its own (the
- *                                  hook's located message); the plugin's errors pass through.
+ *                                  default shardy_convert.plugin.wrapper:on_compile), which
+ *                                  returns the Shardy program and the options to compile it with;
+ *   PJRT_LoadedExecutable_Execute  an older caller's PJRT_ExecuteOptions reach the plugin
+ *                                  zero-padded to the size the plugin's version requires;
+ *   PJRT_Error_{Destroy,Message,GetCode,ForEachPayload}  so the wrapper can return errors of its
+ *                                  own; the plugin's errors pass through;
+ *   device-order entries           for programs the hook moved to another device order (below).
  *
- * Custom device orders: XLA's partitioner computes some ops wrongly on explicit device lists, so
- * the hook may hand back an iota-mesh program plus the order it runs in: partition k on the
- * device the caller knows as position order[k] of its device assignment (the hook rewrites the
- * assignment in the options). The caller keeps its own view of the executable: the wrapper
- * permutes the per-device argument/output lists and events of Execute, lists the addressable
- * devices in the caller's order, and relabels the parameter/output shardings of the optimized
- * program (what PJRT clients read them from) back into the caller's partition ids:
- *
- *   PJRT_LoadedExecutable_{AddressableDevices,GetExecutable,Destroy}, PJRT_Executable_{
- *   OptimizedProgram,Destroy}, and, when the plugin has it (API 0.79),
- *   PJRT_LoadedExecutable_GetDeviceAssignment (the caller's assignment, not the permuted one).
- *   Queries added after 0.81 that also expose partition ids (PJRT_Executable_GetCompileOptions
- *   0.87, the Shardings extension 0.91, PJRT_LoadedExecutable_AddressableDeviceLogicalIds 0.96)
- *   are not translated: they reach the plugin as they are.
+ * Built against the pjrt_c_api.h an installed package ships (setup.py finds it); what later API
+ * versions added that the wrapper must know is in pjrt_later.h. docs/wrapper-internals.md says
+ * how each part works and why.
  *
  * The Python C API is looked up in the host process at run time (dlsym), so the library links
  * against no libpython; in a process without a Python interpreter every compile fails with a
  * PJRT error saying so. Nothing here aborts the host: every failure is a PJRT_Error.
- *
- * Only the parts of the PJRT C API this file touches are declared below, laid out as in
- * OpenXLA's xla/pjrt/c/pjrt_c_api.h (append-only structs: struct_size, extension_start, then
- * the fields in declaration order; the PJRT_Api function table in declaration order).
  */
 
 #define _GNU_SOURCE
@@ -48,192 +33,71 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- The PJRT C API parts used here ------------------------------------------------------ */
-
-typedef struct PJRT_Error PJRT_Error; /* opaque: the plugin's, or a WrapperError below */
-typedef PJRT_Error *(*PJRT_Fn)(void *args);
-
-typedef struct {
-  size_t struct_size;
-  void *extension_start;
-  int major_version;
-  int minor_version;
-} PJRT_Api_Version;
-
-/* PJRT_Api: a header, then one function pointer per API entry in declaration order. */
-typedef struct {
-  size_t struct_size;
-  void *extension_start;
-  PJRT_Api_Version pjrt_api_version;
-} PJRT_Api_Head;
-
-enum {
-  SLOT_ERROR_DESTROY = 0,
-  SLOT_ERROR_MESSAGE = 1,
-  SLOT_ERROR_GET_CODE = 2,
-  SLOT_PLUGIN_INITIALIZE = 3,
-  SLOT_CLIENT_COMPILE = 20,
-  SLOT_EXECUTABLE_DESTROY = 40,
-  SLOT_EXECUTABLE_OPTIMIZED_PROGRAM = 48,
-  SLOT_LOADED_EXECUTABLE_DESTROY = 50,
-  SLOT_LOADED_EXECUTABLE_GET_EXECUTABLE = 51,
-  SLOT_LOADED_EXECUTABLE_ADDRESSABLE_DEVICES = 52,
-  SLOT_LOADED_EXECUTABLE_EXECUTE = 55,
-  SLOT_LOADED_EXECUTABLE_GET_DEVICE_ASSIGNMENT = 117, /* API 0.79 */
-  /* Slots of the stand-in table served when there is no plugin to wrap (see `unavailable`). */
-  STAND_IN_SLOTS = 256,
-};
-
-typedef struct {
-  size_t struct_size;
-  void *extension_start;
-  PJRT_Error *error;
-} PJRT_Error_Destroy_Args;
-
-typedef struct {
-  size_t struct_size;
-  void *extension_start;
-  const PJRT_Error *error;
-  const char *message; /* out */
-  size_t message_size; /* out */
-} PJRT_Error_Message_Args;
-
-typedef struct {
-  size_t struct_size;
-  void *extension_start;
-  const PJRT_Error *error;
-  int code; /* out: PJRT_Error_Code */
-} PJRT_Error_GetCode_Args;
-
-enum {
-  PJRT_ERROR_CANCELLED = 1,
-  PJRT_ERROR_INVALID_ARGUMENT = 3,
-  PJRT_ERROR_FAILED_PRECONDITION = 9
-};
-
-typedef struct {
-  size_t struct_size;
-  void *extension_start;
-  char *code;
-  size_t code_size;
-  const char *format;
-  size_t format_size;
-} PJRT_Program;
-
-typedef struct {
-  size_t struct_size;
-  void *extension_start;
-  void *client;
-  const PJRT_Program *program;
-  const char *compile_options;
-  size_t compile_options_size;
-  void *executable; /* out */
-} PJRT_Client_Compile_Args;
-
-typedef struct {
-  size_t struct_size;
-  void *extension_start;
-  void *executable;
-  void *options; /* PJRT_ExecuteOptions*, whose first member is its struct_size */
-  void ***argument_lists; /* [num_devices][num_args] PJRT_Buffer* */
-  size_t num_devices;
-  size_t num_args;
-  void ***output_lists;           /* [num_devices] arrays the plugin fills */
-  void **device_complete_events;  /* [num_devices] or NULL */
-  void *execute_device;           /* one device only, or NULL */
-} PJRT_LoadedExecutable_Execute_Args;
-
-typedef struct {
-  size_t struct_size;
-  void *extension_start;
-  void *executable; /* PJRT_LoadedExecutable* or PJRT_Executable* */
-} PJRT_Executable_Destroy_Args;
-
-typedef struct {
-  size_t struct_size;
-  void *extension_start;
-  void *loaded_executable;
-  void *executable; /* out */
-} PJRT_LoadedExecutable_GetExecutable_Args;
-
-typedef struct {
-  size_t struct_size;
-  void *extension_start;
-  void *executable;
-  void *const *addressable_devices; /* out, owned by the plugin (here: by the wrapper) */
-  size_t num_addressable_devices;   /* out */
-} PJRT_LoadedExecutable_AddressableDevices_Args;
-
-typedef struct {
-  size_t struct_size;
-  void *extension_start;
-  void *executable;
-  PJRT_Program *program; /* in/out: code NULL asks for code_size */
-} PJRT_Executable_OptimizedProgram_Args;
-
-typedef struct {
-  size_t struct_size;
-  void *extension_start;
-  void *executable;                                      /* a PJRT_LoadedExecutable* */
-  const char *serialized_bytes;                          /* out: a DeviceAssignmentProto */
-  size_t serialized_bytes_size;                          /* out */
-  void *serialized_device_assignment;                    /* out: what the deleter frees */
-  void (*serialized_device_assignment_deleter)(void *);  /* out */
-} PJRT_LoadedExecutable_GetDeviceAssignment_Args;
-
-/* PJRT_ExecuteOptions sizes by API minor version: 0.75 ends after `context` (80 bytes), 0.76
- * adds call_location (88), 0.78 num_tasks, task_ids, incarnation_ids (112). Later versions add
- * more; a plugin newer than 0.81 is offered the largest layout known here (0.114: 144), which its
- * "size >= expected" check accepts when it knows no more fields than that. */
-static size_t execute_options_size(int minor) {
-  if (minor < 76) return 80;
-  if (minor < 78) return 88;
-  if (minor <= 81) return 112;
-  return 144;
-}
-#define PADDED_EXECUTE_OPTIONS 256
-
-/* A caller's argument struct copied whole (a newer caller's may be longer than the layout
- * declared here: its extra fields must reach the plugin too), zero-padded past its end. */
-#define ARGS_COPY 512
-typedef union {
-  unsigned char bytes[ARGS_COPY];
-  max_align_t align;
-} ArgsCopy;
-
-static void *copy_args(ArgsCopy *copy, const void *args) {
-  size_t size = *(const size_t *)args;
-  if (size > sizeof copy->bytes) return NULL;
-  memset(copy, 0, sizeof *copy);
-  memcpy(copy->bytes, args, size);
-  return copy->bytes;
-}
+#include "pjrt_c_api.h"
+#include "pjrt_later.h"
 
 /* ---- Errors of the wrapper's own ----------------------------------------------------------- */
 
+/* An error the wrapper made. It starts with the function table later API versions put at the
+ * start of every PJRT_Error, so a caller that reads that table (API > 0.105) gets the wrapper's
+ * functions; a caller of any version reaches them through the intercepted PJRT_Error_* entries.
+ * The live list tells the wrapper's errors from the plugin's (a plugin's error is opaque: its
+ * first word may be anything). */
 typedef struct WrapperError {
-  struct WrapperError *next; /* the live list, so a pointer is known to be ours */
-  int code;
+  const ErrorFunctionTable *vtable;
+  struct WrapperError *next;
+  PJRT_Error_Code code;
   size_t size;
-  char message[];
+  const char *message;
+  char text[];
 } WrapperError;
 
 static WrapperError *live_errors;
 static pthread_mutex_t errors_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static PJRT_Error *new_error(int code, const char *format, ...) {
+static void table_destroy(PJRT_Error *error);
+static void table_message(const PJRT_Error *error, const char **message, size_t *size);
+static PJRT_Error_Code table_get_code(const PJRT_Error *error);
+static void table_for_each_payload(const PJRT_Error *error, PJRT_Error_PayloadVisitor visitor,
+                                   void *user_arg);
+
+static const ErrorFunctionTable error_table = {
+    .struct_size = ErrorFunctionTable_STRUCT_SIZE,
+    .instance_size = sizeof(WrapperError),
+    .extension_start = NULL,
+    .destroy = table_destroy,
+    .message = table_message,
+    .get_code = table_get_code,
+    .for_each_payload = table_for_each_payload,
+};
+
+/* What an error is when there is no memory to make one: never freed, shared by every thread
+ * (it is never written), so running out of memory is reported as such, not as success. */
+#define OUT_OF_MEMORY "shardy-convert PJRT wrapper: out of memory"
+static WrapperError out_of_memory = {
+    .vtable = &error_table,
+    .code = PJRT_Error_Code_RESOURCE_EXHAUSTED,
+    .size = sizeof OUT_OF_MEMORY - 1,
+    .message = OUT_OF_MEMORY,
+};
+
+static PJRT_Error *new_error(PJRT_Error_Code code, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static PJRT_Error *new_error(PJRT_Error_Code code, const char *format, ...) {
   va_list ap;
   va_start(ap, format);
   int size = vsnprintf(NULL, 0, format, ap);
   va_end(ap);
-  if (size < 0) size = 0;
-  WrapperError *e = malloc(sizeof(WrapperError) + (size_t)size + 1);
-  if (e == NULL) return NULL; /* out of memory: nothing better to do than report success */
+  WrapperError *e = size < 0 ? NULL : malloc(sizeof(WrapperError) + (size_t)size + 1);
+  if (e == NULL) return (PJRT_Error *)&out_of_memory;
   va_start(ap, format);
-  vsnprintf(e->message, (size_t)size + 1, format, ap);
+  vsnprintf(e->text, (size_t)size + 1, format, ap);
   va_end(ap);
+  e->vtable = &error_table;
   e->code = code;
   e->size = (size_t)size;
+  e->message = e->text;
   pthread_mutex_lock(&errors_lock);
   e->next = live_errors;
   live_errors = e;
@@ -241,8 +105,10 @@ static PJRT_Error *new_error(int code, const char *format, ...) {
   return (PJRT_Error *)e;
 }
 
-/* Takes `e` off the live list when it is ours (remove) or only looks it up. */
-static WrapperError *find_error(const PJRT_Error *e, int remove) {
+/* `e` as the wrapper's own error, NULL when it is the plugin's. Takes it off the live list when
+ * `remove` (it is being destroyed). */
+static WrapperError *ours(const PJRT_Error *e, int remove) {
+  if (e == (const PJRT_Error *)&out_of_memory) return &out_of_memory;
   pthread_mutex_lock(&errors_lock);
   WrapperError **link = &live_errors;
   while (*link != NULL && (const PJRT_Error *)*link != e) link = &(*link)->next;
@@ -252,68 +118,111 @@ static WrapperError *find_error(const PJRT_Error *e, int remove) {
   return found;
 }
 
+static void table_destroy(PJRT_Error *error) {
+  WrapperError *e = ours(error, 1);
+  if (e != NULL && e != &out_of_memory) free(e);
+}
+
+static void table_message(const PJRT_Error *error, const char **message, size_t *size) {
+  const WrapperError *e = (const WrapperError *)error;
+  *message = e->message;
+  *size = e->size;
+}
+
+static PJRT_Error_Code table_get_code(const PJRT_Error *error) {
+  return ((const WrapperError *)error)->code;
+}
+
+/* The wrapper's errors carry no payloads. */
+static void table_for_each_payload(const PJRT_Error *error, PJRT_Error_PayloadVisitor visitor,
+                                   void *user_arg) {
+  (void)error, (void)visitor, (void)user_arg;
+}
+
+/* XLA's ActualStructSizeIsGreaterOrEqual: an argument struct must hold every field the wrapper
+ * reads. A newer caller's larger struct is fine (its extra fields are left as they are); an
+ * older caller's smaller one is refused, never read past its end. */
+static PJRT_Error *check_size(const char *name, size_t needed, size_t given) {
+  if (given >= needed) return NULL;
+  return new_error(PJRT_Error_Code_INVALID_ARGUMENT,
+                   "shardy-convert PJRT wrapper: unexpected %s size: expected at least %zu, got "
+                   "%zu (a caller of an "
+                   "older PJRT C API than this wrapper reads)",
+                   name, needed, given);
+}
+#define CHECK_ARGS(type, args) check_size(#type, type##_STRUCT_SIZE, (args)->struct_size)
+
 /* ---- The wrapped plugin ---------------------------------------------------------------------- */
 
-static PJRT_Api_Head *api;    /* our copy of the plugin's table (or the stand-in) */
-static PJRT_Fn *real;          /* the plugin's own function table */
+static LaterApi *api;        /* the table handed out: the plugin's, with the overrides */
+static const LaterApi *real; /* the plugin's own table */
+static size_t real_size;     /* its struct_size */
 static size_t plugin_options_size;
 static char load_problem[1024];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
-static PJRT_Fn *slots_of(PJRT_Api_Head *head) { return (PJRT_Fn *)(head + 1); }
+/* The plugin's entry `name` when its table has it (an older plugin's ends sooner). */
+#define HAS(table_size, name) ((table_size) >= PJRT_STRUCT_SIZE(LaterApi, name))
+#define REAL(name) (HAS(real_size, name) ? real->name : NULL)
 
-static PJRT_Error *error_destroy(void *a) {
-  PJRT_Error_Destroy_Args *args = a;
-  WrapperError *ours = find_error(args->error, 1);
-  if (ours != NULL) {
-    free(ours);
-    return NULL;
-  }
-  return real ? real[SLOT_ERROR_DESTROY](a) : NULL;
+/* The caller's error entries: the wrapper's errors are handled here, the plugin's forwarded. A
+ * wrapper error never reaches the plugin. */
+static void error_destroy(PJRT_Error_Destroy_Args *args) {
+  if (args->struct_size < PJRT_STRUCT_SIZE(PJRT_Error_Destroy_Args, error)) return;
+  if (ours(args->error, 0) != NULL) return table_destroy(args->error);
+  if (REAL(header.PJRT_Error_Destroy) != NULL) real->header.PJRT_Error_Destroy(args);
 }
 
-static PJRT_Error *error_message(void *a) {
-  PJRT_Error_Message_Args *args = a;
-  WrapperError *ours = find_error(args->error, 0);
-  if (ours != NULL) {
-    args->message = ours->message;
-    args->message_size = ours->size;
+static void error_message(PJRT_Error_Message_Args *args) {
+  if (args->struct_size < PJRT_Error_Message_Args_STRUCT_SIZE) return;
+  if (ours(args->error, 0) != NULL)
+    return table_message(args->error, &args->message, &args->message_size);
+  if (REAL(header.PJRT_Error_Message) != NULL) return real->header.PJRT_Error_Message(args);
+  args->message = "", args->message_size = 0;
+}
+
+static PJRT_Error *error_get_code(PJRT_Error_GetCode_Args *args) {
+  PJRT_Error *e = CHECK_ARGS(PJRT_Error_GetCode_Args, args);
+  if (e != NULL) return e;
+  if (ours(args->error, 0) != NULL) {
+    args->code = table_get_code(args->error);
     return NULL;
   }
-  if (real) return real[SLOT_ERROR_MESSAGE](a);
-  args->message = "";
-  args->message_size = 0;
+  if (REAL(header.PJRT_Error_GetCode) != NULL) return real->header.PJRT_Error_GetCode(args);
+  args->code = PJRT_Error_Code_UNKNOWN;
   return NULL;
 }
 
-static PJRT_Error *error_get_code(void *a) {
-  PJRT_Error_GetCode_Args *args = a;
-  WrapperError *ours = find_error(args->error, 0);
-  if (ours != NULL) {
-    args->code = ours->code;
-    return NULL;
-  }
-  return real ? real[SLOT_ERROR_GET_CODE](a) : NULL;
+static PJRT_Error *error_for_each_payload(PJRT_Error_ForEachPayload_Args *args) {
+  PJRT_Error *e = CHECK_ARGS(PJRT_Error_ForEachPayload_Args, args);
+  if (e != NULL || ours(args->error, 0) != NULL) return e;
+  return REAL(FOR_EACH_PAYLOAD_ENTRY) != NULL ? real->FOR_EACH_PAYLOAD_ENTRY(args) : NULL;
 }
 
-/* Every entry of the stand-in table: the wrapper has no plugin to forward to. */
-static PJRT_Error *unavailable(void *a) {
-  (void)a;
-  return new_error(PJRT_ERROR_FAILED_PRECONDITION, "shardy-convert PJRT wrapper: %s",
+/* Every other entry of the stand-in table: there is no plugin to forward to. */
+static PJRT_Error *unavailable(void *args) {
+  (void)args;
+  return new_error(PJRT_Error_Code_FAILED_PRECONDITION, "shardy-convert PJRT wrapper: %s",
                    load_problem);
 }
 
 /* ---- Executables compiled in another device order ------------------------------------------ */
 
+/* The hook may hand back an iota-mesh program plus the order it runs in: the plugin's partition
+ * k runs on the device the caller knows as position order[k] of its device assignment. One
+ * record per executable keeps the caller's view of it (docs/wrapper-internals.md). Records are
+ * written under the lock; what one holds is never changed once set, and it is freed only when
+ * its executable is destroyed, which PJRT callers do only once every other call on it returned:
+ * a record found under the lock may be read after it. */
 typedef struct Ordered {
   struct Ordered *next;
-  const void *key;      /* a PJRT_LoadedExecutable* or a PJRT_Executable* of one */
+  const void *key; /* a PJRT_LoadedExecutable* or a PJRT_Executable* of one */
   size_t n;
-  int32_t *order;       /* the plugin's partition k runs the caller's device list order[k] */
-  void **devices;       /* addressable devices in the caller's order (made on first ask) */
-  char *program;        /* the optimized program, shardings relabelled (made on first ask) */
+  int32_t *order;        /* the plugin's partition k runs the caller's device list order[k] */
+  PJRT_Device **devices; /* addressable devices in the caller's order (made on first ask) */
+  char *program;         /* the optimized program, shardings relabelled (made on first ask) */
   size_t program_size;
-  const char *format;   /* the plugin's format string of that program */
+  const char *format; /* the plugin's format string of that program */
   size_t format_size;
 } Ordered;
 
@@ -353,7 +262,6 @@ static void forget_order(const void *key) {
   if (o == NULL) return;
   free(o->order), free(o->devices), free(o->program), free(o);
 }
-
 /* ---- The Python side ------------------------------------------------------------------------ */
 
 typedef struct PyObject PyObject;
@@ -384,20 +292,35 @@ static struct {
   PyObject **Exc_Exception; /* a variable: the address of PyExc_Exception */
 } py;
 static int have_python;
-static PyObject *hook;    /* the compile hook, imported on the first compile */
-static PyObject *relabel; /* shardy_convert.plugin.wrapper.relabel_program, imported when needed */
-static PyObject *reassign; /* shardy_convert.plugin.wrapper.caller_device_assignment, likewise */
+/* Imported on first use: the compile hook, then shardy_convert.plugin.wrapper's relabel_program
+ * and caller_device_assignment. */
+static PyObject *hook, *relabeller, *reassign;
 
 static int find_python(void) {
-  static const char *names[] = {
-      "Py_IsInitialized",        "PyGILState_Ensure",     "PyGILState_Release",
-      "PyGILState_Check",        "PyEval_SaveThread",     "PyEval_RestoreThread",
-      "PyImport_ImportModule",   "PyObject_GetAttrString", "PyObject_CallObject",
-      "PyObject_Str",            "PyTuple_New",           "PyTuple_SetItem",
-      "PyTuple_GetItem",         "PyTuple_Size",          "PyBytes_FromStringAndSize",
-      "PyBytes_AsStringAndSize", "PyUnicode_AsUTF8AndSize", "PyErr_Fetch",
-      "PyErr_Clear",             "Py_DecRef",             "PyErr_GivenExceptionMatches",
-      "PyErr_Restore",           "Py_AddPendingCall",     "PyExc_Exception"};
+  static const char *names[] = {"Py_IsInitialized",
+                                "PyGILState_Ensure",
+                                "PyGILState_Release",
+                                "PyGILState_Check",
+                                "PyEval_SaveThread",
+                                "PyEval_RestoreThread",
+                                "PyImport_ImportModule",
+                                "PyObject_GetAttrString",
+                                "PyObject_CallObject",
+                                "PyObject_Str",
+                                "PyTuple_New",
+                                "PyTuple_SetItem",
+                                "PyTuple_GetItem",
+                                "PyTuple_Size",
+                                "PyBytes_FromStringAndSize",
+                                "PyBytes_AsStringAndSize",
+                                "PyUnicode_AsUTF8AndSize",
+                                "PyErr_Fetch",
+                                "PyErr_Clear",
+                                "Py_DecRef",
+                                "PyErr_GivenExceptionMatches",
+                                "PyErr_Restore",
+                                "Py_AddPendingCall",
+                                "PyExc_Exception"};
   void **out = (void **)&py;
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
     out[i] = dlsym(RTLD_DEFAULT, names[i]);
@@ -464,11 +387,13 @@ static PJRT_Error *python_error(const char *what) {
   int hosts = type != NULL && !py.Err_GivenExceptionMatches(type, *py.Exc_Exception);
   PJRT_Error *e;
   if (hosts && keep_for_the_host(type, value, trace)) {
-    e = new_error(PJRT_ERROR_CANCELLED, "shardy-convert: %s during the conversion: the compile "
-                  "is abandoned (raised again in the program)", n ? n : "an interrupt");
+    e = new_error(PJRT_Error_Code_CANCELLED,
+                  "shardy-convert: %s during the conversion: the compile "
+                  "is abandoned (raised again in the program)",
+                  n ? n : "an interrupt");
     type = value = trace = NULL; /* kept */
   } else {
-    e = new_error(PJRT_ERROR_INVALID_ARGUMENT, "shardy-convert: %s: %s: %s", what,
+    e = new_error(PJRT_Error_Code_INVALID_ARGUMENT, "shardy-convert: %s: %s: %s", what,
                   n ? n : "exception", t ? t : "(no message)");
   }
   decref(name), decref(text), decref(type), decref(value), decref(trace);
@@ -482,7 +407,7 @@ static PJRT_Error *import_function(const char *spec, PyObject **out) {
   snprintf(module, sizeof module, "%s", spec);
   char *colon = strchr(module, ':');
   if (colon == NULL)
-    return new_error(PJRT_ERROR_INVALID_ARGUMENT,
+    return new_error(PJRT_Error_Code_INVALID_ARGUMENT,
                      "shardy-convert: SHARDY_CONVERT_HOOK=%s is not MODULE:FUNCTION", module);
   *colon = '\0';
   PyObject *mod = py.Import_ImportModule(module);
@@ -506,12 +431,18 @@ static int take_bytes(PyObject *answer, int i, Answer *out) {
 }
 
 /* fn(*args as bytes) -> a tuple of `want` bytes objects, or a str: an error message. */
-static PJRT_Error *call_locked(PyObject *fn, int n, const char **data, const size_t *size,
-                               int want, Answer *out) {
+static PJRT_Error *call_locked(PyObject *fn, int n, const char **data, const size_t *size, int want,
+                               Answer *out) {
   PyObject *call = py.Tuple_New(n);
   if (call == NULL) return python_error("cannot call the hook");
-  for (int i = 0; i < n; i++)
-    py.Tuple_SetItem(call, i, py.Bytes_FromStringAndSize(data[i], (ptrdiff_t)size[i]));
+  for (int i = 0; i < n; i++) {
+    PyObject *item = py.Bytes_FromStringAndSize(data[i], (ptrdiff_t)size[i]);
+    if (item == NULL) { /* a MemoryError: never a NULL in the argument tuple */
+      decref(call);
+      return python_error("cannot pass the program to the hook");
+    }
+    py.Tuple_SetItem(call, i, item); /* steals the reference */
+  }
   PyObject *answer = py.Object_CallObject(fn, call);
   decref(call);
   if (answer == NULL) return python_error("the hook raised");
@@ -520,7 +451,7 @@ static PJRT_Error *call_locked(PyObject *fn, int n, const char **data, const siz
     py.Err_Clear();
     const char *message = py.Unicode_AsUTF8AndSize(answer, NULL);
     py.Err_Clear();
-    e = new_error(PJRT_ERROR_INVALID_ARGUMENT, "shardy-convert: %s",
+    e = new_error(PJRT_Error_Code_INVALID_ARGUMENT, "shardy-convert: %s",
                   message ? message : "the hook returned neither bytes objects nor a message");
   } else {
     for (int i = 0; i < want && e == NULL; i++)
@@ -534,7 +465,7 @@ static PJRT_Error *call_locked(PyObject *fn, int n, const char **data, const siz
 static PJRT_Error *call_python(const char *spec, PyObject **fn, int n, const char **data,
                                const size_t *size, int want, Answer *out) {
   if (!have_python || !py.IsInitialized())
-    return new_error(PJRT_ERROR_FAILED_PRECONDITION,
+    return new_error(PJRT_Error_Code_FAILED_PRECONDITION,
                      "shardy-convert PJRT wrapper: no Python interpreter in this process to run "
                      "the conversion hook in");
   int state = py.GILState_Ensure();
@@ -546,242 +477,334 @@ static PJRT_Error *call_python(const char *spec, PyObject **fn, int n, const cha
 
 /* ---- The overridden entries ---------------------------------------------------------------- */
 
+/* A copy of a caller's argument struct, however long it is (a newer caller's has fields past the
+ * ones declared here: they must reach the plugin too), zero-padded to at least `known` bytes. */
+static void *copy_args(const void *args, size_t known) {
+  size_t size = *(const size_t *)args;
+  void *copy = calloc(1, size > known ? size : known);
+  if (copy != NULL) memcpy(copy, args, size);
+  return copy;
+}
+
 /* hook(code, format, options) -> (code, format, options, order as int32s or b""). */
-static PJRT_Error *client_compile(void *a) {
-  PJRT_Client_Compile_Args *args = a;
+static PJRT_Error *client_compile(PJRT_Client_Compile_Args *args) {
+  PJRT_Error *e = CHECK_ARGS(PJRT_Client_Compile_Args, args);
+  if (e == NULL && args->program == NULL)
+    e = new_error(PJRT_Error_Code_INVALID_ARGUMENT,
+                  "shardy-convert PJRT wrapper: PJRT_Client_Compile without a program");
+  if (e == NULL) e = CHECK_ARGS(PJRT_Program, args->program);
+  if (e != NULL) return e;
   Answer r;
   memset(&r, 0, sizeof r);
   const char *spec = getenv("SHARDY_CONVERT_HOOK");
-  const char *data[3] = {args->program->code, args->program->format, args->compile_options};
-  size_t size[3] = {args->program->code_size, args->program->format_size,
-                    args->compile_options_size};
-  PJRT_Error *e = call_python(spec && *spec ? spec : "shardy_convert.plugin.wrapper:on_compile", &hook,
-                              3, data, size, 4, &r);
-  if (e != NULL) {
-    free_answer(&r);
-    return e;
+  const PJRT_Program *given = args->program;
+  const char *data[3] = {given->code, given->format, args->compile_options};
+  size_t size[3] = {given->code_size, given->format_size, args->compile_options_size};
+  e = call_python(spec && *spec ? spec : "shardy_convert.plugin.wrapper:on_compile", &hook, 3, data,
+                  size, 4, &r);
+  /* The caller owns its program and options: the plugin compiles new ones, made of the hook's
+   * bytes, in copies of the caller's structs (whatever else they hold goes along). */
+  PJRT_Program *program = e == NULL ? copy_args(given, PJRT_Program_STRUCT_SIZE) : NULL;
+  PJRT_Client_Compile_Args *call =
+      program != NULL ? copy_args(args, PJRT_Client_Compile_Args_STRUCT_SIZE) : NULL;
+  if (e == NULL && call == NULL) e = (PJRT_Error *)&out_of_memory;
+  if (e == NULL) {
+    program->code = r.data[0], program->code_size = r.size[0];
+    program->format = r.data[1], program->format_size = r.size[1];
+    call->program = program;
+    call->compile_options = r.data[2], call->compile_options_size = r.size[2];
+    /* The real compile takes seconds: let other Python threads run meanwhile. */
+    void *thread = py.IsInitialized() && py.GILState_Check() ? py.Eval_SaveThread() : NULL;
+    e = real->header.PJRT_Client_Compile(call);
+    if (thread != NULL) py.Eval_RestoreThread(thread);
   }
-  /* The caller owns its program and options: compile new ones, made of the hook's bytes. */
-  ArgsCopy program_copy, call_copy;
-  PJRT_Program *program = copy_args(&program_copy, args->program);
-  PJRT_Client_Compile_Args *call = copy_args(&call_copy, args);
-  if (program == NULL || call == NULL) {
-    free_answer(&r);
-    return new_error(PJRT_ERROR_INVALID_ARGUMENT,
-                     "shardy-convert PJRT wrapper: a compile argument struct of more than %d "
-                     "bytes", ARGS_COPY);
+  if (e == NULL) {
+    args->executable = call->executable;
+    if (r.size[3] > 0)
+      remember_order(call->executable, (const int32_t *)r.data[3], r.size[3] / sizeof(int32_t));
   }
-  program->code = r.data[0], program->code_size = r.size[0];
-  program->format = r.data[1], program->format_size = r.size[1];
-  call->program = program;
-  call->compile_options = r.data[2], call->compile_options_size = r.size[2];
-  /* The real compile takes seconds: let other Python threads run meanwhile. */
-  void *thread = py.IsInitialized() && py.GILState_Check() ? py.Eval_SaveThread() : NULL;
-  e = real[SLOT_CLIENT_COMPILE](call);
-  if (thread != NULL) py.Eval_RestoreThread(thread);
-  args->executable = call->executable;
-  if (e == NULL && r.size[3] > 0)
-    remember_order(call->executable, (const int32_t *)r.data[3], r.size[3] / sizeof(int32_t));
-  free_answer(&r);
+  free(program), free(call), free_answer(&r);
   return e;
 }
 
-static PJRT_Error *loaded_executable_execute(void *a) {
-  ArgsCopy copy; /* fields past the end of an older caller's struct read as zero */
-  PJRT_LoadedExecutable_Execute_Args *call = copy_args(&copy, a);
-  if (call == NULL) return real[SLOT_LOADED_EXECUTABLE_EXECUTE](a);
-  /* An older caller's PJRT_ExecuteOptions, zero-padded to the size the plugin expects. */
-  unsigned char options[PADDED_EXECUTE_OPTIONS];
-  size_t given = call->options ? *(size_t *)call->options : plugin_options_size;
-  if (given < plugin_options_size) {
-    memset(options, 0, sizeof options);
-    memcpy(options, call->options, given);
-    memcpy(options, &plugin_options_size, sizeof plugin_options_size);
-    call->options = options;
-  }
-  /* Another device order: the plugin's list k is the caller's list order[k]. */
-  Ordered *o = find_order(call->executable);
-  int permute = o != NULL && call->num_devices == o->n && call->execute_device == NULL;
-  void ***in = NULL, ***out = NULL, **events = NULL, **theirs = call->device_complete_events;
-  if (permute) {
-    in = malloc(o->n * sizeof(void **)), out = malloc(o->n * sizeof(void **));
-    events = theirs ? calloc(o->n, sizeof(void *)) : NULL;
-    if (in == NULL || out == NULL || (theirs && events == NULL)) {
-      free(in), free(out), free(events);
-      return new_error(PJRT_ERROR_FAILED_PRECONDITION, "shardy-convert: out of memory");
-    }
-    for (size_t k = 0; k < o->n; k++) {
-      in[k] = call->argument_lists[o->order[k]];
-      out[k] = call->output_lists[o->order[k]];
-    }
-    call->argument_lists = in, call->output_lists = out;
-    if (events != NULL) call->device_complete_events = events;
-  }
-  PJRT_Error *e = real[SLOT_LOADED_EXECUTABLE_EXECUTE](call);
-  if (e == NULL && events != NULL)
-    for (size_t k = 0; k < o->n; k++) theirs[o->order[k]] = events[k];
-  free(in), free(out), free(events);
-  return e;
+/* The PJRT_ExecuteOptions size a plugin of API `minor` requires (XLA's plugins refuse a smaller
+ * one): 0.75 ends after `context`, 0.76 adds call_location, 0.78 the task incarnations; after
+ * 0.96, the newest layout known here (a plugin accepts a larger struct than its own). */
+static size_t execute_options_size(int minor) {
+  if (minor < 76) return PJRT_STRUCT_SIZE(PJRT_ExecuteOptions, context);
+  if (minor < 78) return PJRT_STRUCT_SIZE(PJRT_ExecuteOptions, call_location);
+  if (minor < 97) return PJRT_STRUCT_SIZE(PJRT_ExecuteOptions, incarnation_ids);
+  return NEWEST_KNOWN_EXECUTE_OPTIONS_SIZE;
 }
 
-static PJRT_Error *loaded_executable_addressable_devices(void *a) {
-  PJRT_LoadedExecutable_AddressableDevices_Args *args = a;
-  PJRT_Error *e = real[SLOT_LOADED_EXECUTABLE_ADDRESSABLE_DEVICES](a);
-  Ordered *o = e == NULL ? find_order(args->executable) : NULL;
-  if (o == NULL || args->num_addressable_devices != o->n) return e;
-  pthread_mutex_lock(&ordered_lock);
-  if (o->devices == NULL && (o->devices = malloc(o->n * sizeof(void *))) != NULL)
-    for (size_t k = 0; k < o->n; k++) o->devices[o->order[k]] = args->addressable_devices[k];
-  pthread_mutex_unlock(&ordered_lock);
-  if (o->devices != NULL) args->addressable_devices = o->devices;
+/* Execute's arguments as the plugin gets them: options padded for it, lists in its order. */
+typedef struct {
+  PJRT_LoadedExecutable_Execute_Args *call; /* a copy of the caller's, or the caller's own */
+  unsigned char *options;
+  PJRT_Buffer *const **in;
+  PJRT_Buffer ***out;
+  PJRT_Event **events;
+} Execute;
+
+static void free_execute(Execute *x, const PJRT_LoadedExecutable_Execute_Args *theirs) {
+  if (x->call != theirs) free(x->call);
+  free(x->options), free(x->in), free(x->out), free(x->events);
+}
+
+/* An older caller's PJRT_ExecuteOptions, zero-padded to the size the plugin requires. */
+static PJRT_Error *pad_options(Execute *x) {
+  size_t given = x->call->options->struct_size;
+  if (given >= plugin_options_size) return NULL;
+  x->options = calloc(1, plugin_options_size);
+  if (x->options == NULL) return (PJRT_Error *)&out_of_memory;
+  memcpy(x->options, x->call->options, given);
+  ((PJRT_ExecuteOptions *)x->options)->struct_size = plugin_options_size;
+  x->call->options = (PJRT_ExecuteOptions *)x->options;
   return NULL;
 }
 
-static PJRT_Error *loaded_executable_get_executable(void *a) {
-  PJRT_LoadedExecutable_GetExecutable_Args *args = a;
-  PJRT_Error *e = real[SLOT_LOADED_EXECUTABLE_GET_EXECUTABLE](a);
+/* Another device order: the plugin's list k is the caller's list order[k]. Only the fields
+ * declared here can be put in that order: a newer caller's struct may have per-device lists
+ * this wrapper does not know of, so it is refused rather than run on the wrong devices. */
+static PJRT_Error *permute(Execute *x, const Ordered *o) {
+  const PJRT_LoadedExecutable_Execute_Args *c = x->call;
+  if (c->struct_size > PJRT_LoadedExecutable_Execute_Args_STRUCT_SIZE)
+    return new_error(PJRT_Error_Code_UNIMPLEMENTED,
+                     "shardy-convert PJRT wrapper: PJRT_LoadedExecutable_Execute_Args of %zu "
+                     "bytes, from a newer PJRT "
+                     "C API than the %zu this wrapper knows: this executable runs in another "
+                     "device order, and fields past execute_device cannot be put in that order",
+                     c->struct_size, (size_t)PJRT_LoadedExecutable_Execute_Args_STRUCT_SIZE);
+  x->in = malloc(o->n * sizeof *x->in), x->out = malloc(o->n * sizeof *x->out);
+  x->events = c->device_complete_events ? calloc(o->n, sizeof *x->events) : NULL;
+  if (x->in == NULL || x->out == NULL || (c->device_complete_events && x->events == NULL))
+    return (PJRT_Error *)&out_of_memory;
+  for (size_t k = 0; k < o->n; k++) {
+    x->in[k] = c->argument_lists[o->order[k]];
+    x->out[k] = c->output_lists[o->order[k]];
+  }
+  x->call->argument_lists = x->in, x->call->output_lists = x->out;
+  if (x->events != NULL) x->call->device_complete_events = x->events;
+  return NULL;
+}
+
+static PJRT_Error *loaded_executable_execute(PJRT_LoadedExecutable_Execute_Args *args) {
+  PJRT_Error *e = CHECK_ARGS(PJRT_LoadedExecutable_Execute_Args, args);
+  if (e == NULL && args->options == NULL)
+    e = new_error(PJRT_Error_Code_INVALID_ARGUMENT,
+                  "shardy-convert PJRT wrapper: PJRT_LoadedExecutable_Execute without options");
+  if (e != NULL) return e;
+  const Ordered *o = find_order(args->executable);
+  int permuted = o != NULL && args->num_devices == o->n && args->execute_device == NULL;
+  Execute x = {.call = args};
+  if (permuted || args->options->struct_size < plugin_options_size) {
+    x.call = copy_args(args, PJRT_LoadedExecutable_Execute_Args_STRUCT_SIZE);
+    if (x.call == NULL) return (PJRT_Error *)&out_of_memory;
+  }
+  e = pad_options(&x);
+  if (e == NULL && permuted) e = permute(&x, o);
+  if (e == NULL) e = real->header.PJRT_LoadedExecutable_Execute(x.call);
+  if (e == NULL && x.events != NULL)
+    for (size_t k = 0; k < o->n; k++) args->device_complete_events[o->order[k]] = x.events[k];
+  free_execute(&x, args);
+  return e;
+}
+
+static PJRT_Error *loaded_executable_addressable_devices(
+    PJRT_LoadedExecutable_AddressableDevices_Args *args) {
+  PJRT_Error *e = CHECK_ARGS(PJRT_LoadedExecutable_AddressableDevices_Args, args);
+  if (e == NULL) e = real->header.PJRT_LoadedExecutable_AddressableDevices(args);
+  Ordered *o = e == NULL ? find_order(args->executable) : NULL;
+  if (o == NULL || args->num_addressable_devices != o->n) return e;
+  pthread_mutex_lock(&ordered_lock);
+  if (o->devices == NULL && (o->devices = malloc(o->n * sizeof *o->devices)) != NULL)
+    for (size_t k = 0; k < o->n; k++) o->devices[o->order[k]] = args->addressable_devices[k];
+  PJRT_Device **devices = o->devices;
+  pthread_mutex_unlock(&ordered_lock);
+  if (devices == NULL) return (PJRT_Error *)&out_of_memory;
+  args->addressable_devices = devices;
+  return NULL;
+}
+
+static PJRT_Error *loaded_executable_get_executable(
+    PJRT_LoadedExecutable_GetExecutable_Args *args) {
+  PJRT_Error *e = CHECK_ARGS(PJRT_LoadedExecutable_GetExecutable_Args, args);
+  if (e == NULL) e = real->header.PJRT_LoadedExecutable_GetExecutable(args);
   Ordered *o = e == NULL ? find_order(args->loaded_executable) : NULL;
   if (o != NULL && find_order(args->executable) == NULL)
     remember_order(args->executable, o->order, o->n);
   return e;
 }
 
-static PJRT_Error *loaded_executable_destroy(void *a) {
-  forget_order(((PJRT_Executable_Destroy_Args *)a)->executable);
-  return real[SLOT_LOADED_EXECUTABLE_DESTROY](a);
+static PJRT_Error *loaded_executable_destroy(PJRT_LoadedExecutable_Destroy_Args *args) {
+  PJRT_Error *e = CHECK_ARGS(PJRT_LoadedExecutable_Destroy_Args, args);
+  if (e != NULL) return e;
+  forget_order(args->executable);
+  return real->header.PJRT_LoadedExecutable_Destroy(args);
 }
 
-static PJRT_Error *executable_destroy(void *a) {
-  forget_order(((PJRT_Executable_Destroy_Args *)a)->executable);
-  return real[SLOT_EXECUTABLE_DESTROY](a);
+static PJRT_Error *executable_destroy(PJRT_Executable_Destroy_Args *args) {
+  PJRT_Error *e = CHECK_ARGS(PJRT_Executable_Destroy_Args, args);
+  if (e != NULL) return e;
+  forget_order(args->executable);
+  return real->header.PJRT_Executable_Destroy(args);
 }
 
-/* The plugin's optimized program with its shardings in the caller's partition ids. */
-static PJRT_Error *relabelled_program(Ordered *o, PJRT_Executable_OptimizedProgram_Args *args) {
-  PJRT_Program program;
-  memset(&program, 0, sizeof program);
-  program.struct_size = sizeof program;
-  PJRT_Executable_OptimizedProgram_Args call = *args;
-  call.struct_size = sizeof call;
-  call.program = &program;
-  PJRT_Error *e = real[SLOT_EXECUTABLE_OPTIMIZED_PROGRAM](&call);
+/* The plugin's optimized program with its shardings in the caller's partition ids, kept in the
+ * record (under the lock; the first one made wins). */
+static PJRT_Error *relabel(Ordered *o, PJRT_Executable *executable) {
+  PJRT_Program program = {.struct_size = PJRT_Program_STRUCT_SIZE};
+  PJRT_Executable_OptimizedProgram_Args call = {
+      .struct_size = PJRT_Executable_OptimizedProgram_Args_STRUCT_SIZE,
+      .executable = executable,
+      .program = &program,
+  };
+  PJRT_Error *e = real->header.PJRT_Executable_OptimizedProgram(&call);
   char *code = e == NULL ? malloc(program.code_size ? program.code_size : 1) : NULL;
-  if (e != NULL || code == NULL) return e;
+  if (e != NULL) return e;
+  if (code == NULL) return (PJRT_Error *)&out_of_memory;
   program.code = code;
-  e = real[SLOT_EXECUTABLE_OPTIMIZED_PROGRAM](&call);
+  e = real->header.PJRT_Executable_OptimizedProgram(&call);
   Answer r;
   memset(&r, 0, sizeof r);
   const char *data[3] = {code, program.format, (const char *)o->order};
   size_t size[3] = {program.code_size, program.format_size, o->n * sizeof(int32_t)};
   if (e == NULL)
-    e = call_python("shardy_convert.plugin.wrapper:relabel_program", &relabel, 3, data, size, 1, &r);
+    e = call_python("shardy_convert.plugin.wrapper:relabel_program", &relabeller, 3, data, size, 1,
+                    &r);
   free(code);
-  if (e != NULL) {
-    free_answer(&r);
-    return e;
+  if (e == NULL) {
+    pthread_mutex_lock(&ordered_lock);
+    if (o->program == NULL) {
+      o->program = r.data[0], o->program_size = r.size[0];
+      o->format = program.format, o->format_size = program.format_size;
+      r.data[0] = NULL;
+    }
+    pthread_mutex_unlock(&ordered_lock);
   }
-  pthread_mutex_lock(&ordered_lock);
-  if (o->program == NULL) {
-    o->program = r.data[0], o->program_size = r.size[0];
-    o->format = program.format, o->format_size = program.format_size;
-    r.data[0] = NULL;
-  }
-  pthread_mutex_unlock(&ordered_lock);
   free_answer(&r);
-  return NULL;
+  return e;
 }
 
-static PJRT_Error *executable_optimized_program(void *a) {
-  PJRT_Executable_OptimizedProgram_Args *args = a;
-  Ordered *o = find_order(args->executable);
-  if (o == NULL) return real[SLOT_EXECUTABLE_OPTIMIZED_PROGRAM](a);
-  PJRT_Error *e = o->program == NULL ? relabelled_program(o, args) : NULL;
-  if (e != NULL) return e;
+static PJRT_Error *executable_optimized_program(PJRT_Executable_OptimizedProgram_Args *args) {
+  PJRT_Error *e = CHECK_ARGS(PJRT_Executable_OptimizedProgram_Args, args);
+  if (e == NULL && args->program == NULL)
+    e = new_error(
+        PJRT_Error_Code_INVALID_ARGUMENT,
+        "shardy-convert PJRT wrapper: PJRT_Executable_OptimizedProgram without a program");
+  if (e == NULL) e = CHECK_ARGS(PJRT_Program, args->program);
+  Ordered *o = e == NULL ? find_order(args->executable) : NULL;
+  if (e != NULL || o == NULL)
+    return e != NULL ? e : real->header.PJRT_Executable_OptimizedProgram(args);
+  pthread_mutex_lock(&ordered_lock);
+  int made = o->program != NULL;
+  pthread_mutex_unlock(&ordered_lock);
+  if (!made && (e = relabel(o, args->executable)) != NULL) return e;
+  pthread_mutex_lock(&ordered_lock);
+  Ordered kept = *o;
+  pthread_mutex_unlock(&ordered_lock);
   PJRT_Program *p = args->program;
-  p->format = o->format, p->format_size = o->format_size;
+  p->format = kept.format, p->format_size = kept.format_size;
   if (p->code == NULL) {
-    p->code_size = o->program_size;
+    p->code_size = kept.program_size;
     return NULL;
   }
-  if (p->code_size < o->program_size)
-    return new_error(PJRT_ERROR_INVALID_ARGUMENT,
+  if (p->code_size < kept.program_size)
+    return new_error(PJRT_Error_Code_INVALID_ARGUMENT,
                      "PJRT_Executable_OptimizedProgram: a buffer of %zu bytes for %zu",
-                     p->code_size, o->program_size);
-  memcpy(p->code, o->program, o->program_size);
-  p->code_size = o->program_size;
+                     p->code_size, kept.program_size);
+  memcpy(p->code, kept.program, kept.program_size);
+  p->code_size = kept.program_size;
   return NULL;
 }
 
-static void free_assignment(void *serialized) { free(serialized); }
+static void free_assignment(PJRT_DeviceAssignmentSerialized *serialized) {
+  free(serialized);
+}
 
 /* The plugin's device assignment (partition k on its device k) in the caller's partition ids.
  * API 0.79: torch_xla 2.9 (0.75) never asks; a newer caller would see the permuted one. */
-static PJRT_Error *loaded_executable_get_device_assignment(void *a) {
-  PJRT_LoadedExecutable_GetDeviceAssignment_Args *args = a;
-  PJRT_Error *e = real[SLOT_LOADED_EXECUTABLE_GET_DEVICE_ASSIGNMENT](a);
+static PJRT_Error *loaded_executable_get_device_assignment(
+    PJRT_LoadedExecutable_GetDeviceAssignment_Args *args) {
+  PJRT_Error *e = CHECK_ARGS(PJRT_LoadedExecutable_GetDeviceAssignment_Args, args);
+  if (e == NULL) e = real->header.PJRT_LoadedExecutable_GetDeviceAssignment(args);
   Ordered *o = e == NULL ? find_order(args->executable) : NULL;
   if (o == NULL) return e;
   Answer r;
   memset(&r, 0, sizeof r);
   const char *data[2] = {args->serialized_bytes, (const char *)o->order};
   size_t size[2] = {args->serialized_bytes_size, o->n * sizeof(int32_t)};
-  e = call_python("shardy_convert.plugin.wrapper:caller_device_assignment", &reassign, 2, data, size, 1,
-                  &r);
+  e = call_python("shardy_convert.plugin.wrapper:caller_device_assignment", &reassign, 2, data,
+                  size, 1, &r);
   if (args->serialized_device_assignment_deleter != NULL)
     args->serialized_device_assignment_deleter(args->serialized_device_assignment);
   args->serialized_bytes = e == NULL ? r.data[0] : NULL;
   args->serialized_bytes_size = e == NULL ? r.size[0] : 0;
-  args->serialized_device_assignment = args->serialized_bytes == NULL ? NULL : r.data[0];
+  args->serialized_device_assignment =
+      (PJRT_DeviceAssignmentSerialized *)(e == NULL ? r.data[0] : NULL);
   args->serialized_device_assignment_deleter = free_assignment;
   if (e != NULL) free_answer(&r);
   return e;
 }
 
-/* ---- Loading ---------------------------------------------------------------------------------- */
+/* ---- Loading ----------------------------------------------------------------------------------
+ */
 
+/* The entries of a table, as places (for filling them all). */
+#define FIRST_ENTRY(table) ((LaterEntry *)&(table)->header.PJRT_Error_Destroy)
+
+/* Served when there is no plugin to wrap: the header's version, every call an error saying why
+ * (each entry called through its own type: the wrapper's `unavailable` takes any args struct
+ * and returns an error, as every entry but two void ones does). */
 static void stand_in(void) {
-  size_t size = sizeof(PJRT_Api_Head) + STAND_IN_SLOTS * sizeof(PJRT_Fn);
-  api = calloc(1, size);
+  api = calloc(1, sizeof(LaterApi));
   if (api == NULL) return;
-  api->struct_size = size;
-  api->pjrt_api_version.struct_size = sizeof(PJRT_Api_Version);
-  api->pjrt_api_version.major_version = 0;
-  api->pjrt_api_version.minor_version = 75;
-  PJRT_Fn *slots = slots_of(api);
-  for (size_t i = 0; i < STAND_IN_SLOTS; i++) slots[i] = unavailable;
-  slots[SLOT_ERROR_DESTROY] = error_destroy;
-  slots[SLOT_ERROR_MESSAGE] = error_message;
-  slots[SLOT_ERROR_GET_CODE] = error_get_code;
+  api->header.struct_size = sizeof(PJRT_Api);
+  api->header.pjrt_api_version.struct_size = PJRT_Api_Version_STRUCT_SIZE;
+  api->header.pjrt_api_version.major_version = PJRT_API_MAJOR;
+  api->header.pjrt_api_version.minor_version = PJRT_API_MINOR;
+  LaterEntry *end = (LaterEntry *)((char *)api + sizeof(PJRT_Api));
+  for (LaterEntry *entry = FIRST_ENTRY(api); entry < end; entry++) *entry = (LaterEntry)unavailable;
+  api->header.PJRT_Error_Destroy = error_destroy;
+  api->header.PJRT_Error_Message = error_message;
+  api->header.PJRT_Error_GetCode = error_get_code;
 }
 
-static int wrap(const PJRT_Api_Head *theirs, const char *path) {
-  size_t needed = sizeof(PJRT_Api_Head) + (SLOT_LOADED_EXECUTABLE_EXECUTE + 1) * sizeof(PJRT_Fn);
+/* The plugin's table with the wrapper's entries, cut at the newest API version the wrapper
+ * knows: a caller reads no entry past struct_size (PJRT's rule), so it never hands the wrapper's
+ * errors or partitions to an entry added later, which the wrapper could not intercept. A newer
+ * plugin serves such a caller as a plugin of that version, which its compatibility covers. */
+static int wrap(const PJRT_Api *theirs, const char *path) {
+  size_t needed = PJRT_STRUCT_SIZE(PJRT_Api, PJRT_LoadedExecutable_Execute);
   if (theirs->struct_size < needed) {
     snprintf(load_problem, sizeof load_problem,
              "the plugin %s is too old: its PJRT_Api has %zu bytes, at least %zu are needed", path,
              theirs->struct_size, needed);
     return 0;
   }
-  api = malloc(theirs->struct_size);
+  size_t size =
+      theirs->struct_size < NEWEST_KNOWN_API_SIZE ? theirs->struct_size : NEWEST_KNOWN_API_SIZE;
+  api = calloc(1, size > sizeof(LaterApi) ? size : sizeof(LaterApi));
   if (api == NULL) return 0;
-  memcpy(api, theirs, theirs->struct_size);
-  real = slots_of((PJRT_Api_Head *)theirs);
-  plugin_options_size = execute_options_size(theirs->pjrt_api_version.minor_version);
-  PJRT_Fn *slots = slots_of(api);
-  slots[SLOT_ERROR_DESTROY] = error_destroy;
-  slots[SLOT_ERROR_MESSAGE] = error_message;
-  slots[SLOT_ERROR_GET_CODE] = error_get_code;
-  slots[SLOT_CLIENT_COMPILE] = client_compile;
-  slots[SLOT_LOADED_EXECUTABLE_EXECUTE] = loaded_executable_execute;
-  slots[SLOT_LOADED_EXECUTABLE_ADDRESSABLE_DEVICES] = loaded_executable_addressable_devices;
-  slots[SLOT_LOADED_EXECUTABLE_GET_EXECUTABLE] = loaded_executable_get_executable;
-  slots[SLOT_LOADED_EXECUTABLE_DESTROY] = loaded_executable_destroy;
-  slots[SLOT_EXECUTABLE_DESTROY] = executable_destroy;
-  slots[SLOT_EXECUTABLE_OPTIMIZED_PROGRAM] = executable_optimized_program;
-  if (theirs->struct_size >= sizeof(PJRT_Api_Head) +
-                                 (SLOT_LOADED_EXECUTABLE_GET_DEVICE_ASSIGNMENT + 1) * sizeof(PJRT_Fn) &&
-      real[SLOT_LOADED_EXECUTABLE_GET_DEVICE_ASSIGNMENT] != NULL)
-    slots[SLOT_LOADED_EXECUTABLE_GET_DEVICE_ASSIGNMENT] = loaded_executable_get_device_assignment;
+  memcpy(api, theirs, size);
+  real = (const LaterApi *)theirs, real_size = theirs->struct_size;
+  api->header.struct_size = size;
+  int minor = theirs->pjrt_api_version.minor_version;
+  if (minor > NEWEST_KNOWN_MINOR) api->header.pjrt_api_version.minor_version = NEWEST_KNOWN_MINOR;
+  plugin_options_size = execute_options_size(minor);
+  api->header.PJRT_Error_Destroy = error_destroy;
+  api->header.PJRT_Error_Message = error_message;
+  api->header.PJRT_Error_GetCode = error_get_code;
+  if (HAS(size, FOR_EACH_PAYLOAD_ENTRY)) api->FOR_EACH_PAYLOAD_ENTRY = error_for_each_payload;
+  api->header.PJRT_Client_Compile = client_compile;
+  api->header.PJRT_LoadedExecutable_Execute = loaded_executable_execute;
+  api->header.PJRT_LoadedExecutable_AddressableDevices = loaded_executable_addressable_devices;
+  api->header.PJRT_LoadedExecutable_GetExecutable = loaded_executable_get_executable;
+  api->header.PJRT_LoadedExecutable_Destroy = loaded_executable_destroy;
+  api->header.PJRT_Executable_Destroy = executable_destroy;
+  api->header.PJRT_Executable_OptimizedProgram = executable_optimized_program;
+  if (REAL(header.PJRT_LoadedExecutable_GetDeviceAssignment) != NULL)
+    api->header.PJRT_LoadedExecutable_GetDeviceAssignment = loaded_executable_get_device_assignment;
   return 1;
 }
 
@@ -801,7 +824,7 @@ static void refuse(const char *path, const char *why) {
   fprintf(stderr, "shardy-convert PJRT wrapper: %s\n", load_problem);
 }
 
-static const PJRT_Api_Head *plugin_api(void *lib, const char *path) {
+static const PJRT_Api *plugin_api(void *lib, const char *path) {
   if (lib == NULL) {
     snprintf(load_problem, sizeof load_problem, "cannot load SHARDY_CONVERT_PLUGIN=%s: %s", path,
              dlerror());
@@ -811,8 +834,8 @@ static const PJRT_Api_Head *plugin_api(void *lib, const char *path) {
     refuse(path, "shardy-convert's PJRT plugin wrapper (it exports " MARKER ")");
     return NULL;
   }
-  const PJRT_Api_Head *(*get)(void) = (const PJRT_Api_Head *(*)(void))dlsym(lib, "GetPjrtApi");
-  const PJRT_Api_Head *theirs = get ? get() : NULL;
+  const PJRT_Api *(*get)(void) = (const PJRT_Api *(*)(void))dlsym(lib, "GetPjrtApi");
+  const PJRT_Api *theirs = get ? get() : NULL;
   if (get == NULL)
     snprintf(load_problem, sizeof load_problem,
              "SHARDY_CONVERT_PLUGIN=%s is not a PJRT plugin (no GetPjrtApi)", path);
@@ -831,7 +854,7 @@ static void load(void) {
     snprintf(load_problem, sizeof load_problem,
              "no plugin to wrap: set SHARDY_CONVERT_PLUGIN to the path of a PJRT plugin library");
   } else {
-    const PJRT_Api_Head *theirs = plugin_api(dlopen(path, RTLD_NOW | RTLD_LOCAL), path);
+    const PJRT_Api *theirs = plugin_api(dlopen(path, RTLD_NOW | RTLD_LOCAL), path);
     if (theirs != NULL && wrap(theirs, path)) {
       loading = 0;
       return;

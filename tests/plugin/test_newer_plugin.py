@@ -1,0 +1,151 @@
+"""The PJRT plugin wrapper between callers and plugins of other PJRT C API versions than the
+header it was built against (API 0.81), proven with a plugin of the project's own:
+newer_pjrt_plugin.c, built here with cc, reports a newer version (0.99, 0.120) and forwards to
+xla-cpu-pjrt (0.81). The caller is pypjrt (0.114) in a child process (bridging.py), its argument
+structs made older or newer where a test says so.
+
+- Tables: a plugin newer than 0.114 (the newest version the wrapper knows) is served as 0.114,
+  its table cut there: no caller reaches an entry the wrapper cannot intercept.
+- Errors: the plugin's errors reach the caller with their payloads (PJRT_Error_ForEachPayload,
+  0.99); the wrapper's own never reach the plugin, answer through the error function table of
+  later versions too, and running out of memory while making one is an error, not success.
+- Execute: an older caller's options are padded to what the newer plugin requires; a newer
+  caller's arguments reach the plugin whole, but are refused for an executable that runs in
+  another device order (their unknown fields could not be put in that order)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shardy_convert.plugin import wrapper
+from tests import pjrt_plugin
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCE = Path(__file__).with_name("newer_pjrt_plugin.c")
+WRAPPER_SOURCES = ROOT / "shardy_convert" / "plugin" / "_wrapper"
+INVALID_ARGUMENT, UNIMPLEMENTED, RESOURCE_EXHAUSTED = 3, 12, 8
+
+
+@pytest.fixture(scope="module")
+def newer_plugin(tmp_path_factory) -> str:
+    """The plugin, built against the header the wrapper is built against (xla-cpu-pjrt's)."""
+    include = Path(pjrt_plugin.plugin_path()).parent / "include"
+    out = tmp_path_factory.mktemp("newer_plugin") / "libnewer_pjrt_plugin.so"
+    command = [
+        os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O1", "-Wall", "-Werror",
+        "-isystem", str(include), "-I", str(WRAPPER_SOURCES), str(SOURCE), "-o", str(out),
+        "-ldl", "-lpthread",
+    ]  # fmt: skip
+    built = subprocess.run(command, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    return str(out)
+
+
+def scenario(name: str, plugin: str, *, minor: int = 120, timeout: float = 300, **env) -> dict:
+    """Runs bridging.py's `name` in a child process; its result."""
+    child_env = {
+        **os.environ,
+        **wrapper.environment(plugin),
+        "NEWER_PJRT_BASE": pjrt_plugin.plugin_path(),
+        "NEWER_PJRT_MINOR": str(minor),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+        **env,
+    }
+    child = subprocess.run(
+        [sys.executable, "-m", "tests.plugin.bridging", name, plugin],
+        capture_output=True, text=True, timeout=timeout, env=child_env, cwd=ROOT,
+    )  # fmt: skip
+    assert child.returncode == 0, child.stderr[-3000:]
+    line = next(x for x in child.stdout.splitlines() if x.startswith("RESULT "))
+    return json.loads(line.removeprefix("RESULT "))
+
+
+@pytest.mark.parametrize(
+    ("minor", "plugin_table", "served"),
+    [(120, [1160, [0, 120]], [1144, [0, 114]]), (99, [1104, [0, 99]], [1104, [0, 99]])],
+    ids=["newer than the wrapper knows: cut at 0.114", "known: served whole"],
+)
+def test_the_table_handed_out_ends_where_the_wrapper_knows_the_api(
+    newer_plugin, minor, plugin_table, served
+):
+    result = scenario("tables", newer_plugin, minor=minor)
+    assert result == {"plugin": plugin_table, "wrapper": served}
+
+
+def test_the_plugins_errors_pass_and_the_wrappers_never_reach_it(newer_plugin):
+    result = scenario("errors", newer_plugin)
+    assert result["plugins"] == {
+        "code": INVALID_ARGUMENT,
+        "message": "newer plugin: refused on request",
+        "payloads": [["shardy-convert.test/origin", "newer plugin"]],
+        "for_each_payload_failed": False,
+    }
+    assert result["plugin_saw_its_own"]
+    too_small, hook = result["wrappers"]
+    for error in (too_small, hook):
+        table, api = error["table"], error["api"]
+        assert table["struct_size"] == 56  # the function table of 0.114, laid out in full
+        assert (table["code"], table["message"]) == (api["code"], api["message"])
+        assert (api["code"], api["payloads"], table["payloads"]) == (INVALID_ARGUMENT, [], [])
+        assert not api["for_each_payload_failed"]
+    assert too_small["api"]["message"].startswith(
+        "shardy-convert PJRT wrapper: unexpected PJRT_Client_Compile_Args size: "
+        "expected at least 56, got 16"
+    )
+    assert hook["api"]["message"].startswith("shardy-convert: 1:1: cannot parse the module")
+    assert result["plugin_saw_the_wrappers"] == [False, False]
+
+
+def test_running_out_of_memory_making_an_error_is_an_error(newer_plugin):
+    """The hook fails with a 256 MiB message, under a memory limit: the copy cannot be made,
+    and the compile fails with the wrapper's preallocated out-of-memory error (it reported
+    success before, with no executable)."""
+    # One malloc arena: a thread's first malloc would reserve an arena of its own (64 MiB of
+    # address space) and abort the process when the limit refuses it.
+    env = {"SHARDY_CONVERT_HOOK": "__main__:huge_message_hook", "MALLOC_ARENA_MAX": "1"}
+    if "libasan" in os.environ.get("LD_PRELOAD", ""):
+        env["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":allocator_may_return_null=1"
+    result = scenario("out_of_memory", newer_plugin, **env)
+    assert result["same_error"]
+    expected = {
+        "code": RESOURCE_EXHAUSTED,
+        "message": "shardy-convert PJRT wrapper: out of memory",
+        "payloads": [],
+        "for_each_payload_failed": False,
+    }
+    assert result["errors"] == [expected, expected]
+
+
+def test_an_older_callers_options_are_padded_for_the_newer_plugin(newer_plugin):
+    result = scenario("execute", newer_plugin, SHARDY_EXECUTE="older_options")
+    assert result["matmul"] == {"equal": True, "execute_args_size": 80}
+    assert result["gather"] == {"equal": True, "execute_args_size": 80}
+    assert result["direct"] == {
+        "error": "newer plugin: Unexpected PJRT_ExecuteOptions size: expected 144, got 80"
+    }
+
+
+def test_a_newer_callers_arguments_reach_the_plugin_unless_they_need_reordering(newer_plugin):
+    result = scenario("execute", newer_plugin, SHARDY_EXECUTE="newer_args")
+    assert result["matmul"] == {"equal": True, "execute_args_size": 96}
+    assert result["gather"]["error"].startswith(
+        "shardy-convert PJRT wrapper: PJRT_LoadedExecutable_Execute_Args of 96 bytes, from a "
+        "newer PJRT C API than the 80 this wrapper knows: this executable runs in another "
+        "device order"
+    )
+
+
+def test_an_older_callers_arguments_it_cannot_read_are_refused(newer_plugin):
+    result = scenario("execute", newer_plugin, SHARDY_EXECUTE="older_args")
+    expected = (
+        "shardy-convert PJRT wrapper: unexpected PJRT_LoadedExecutable_Execute_Args size: "
+        "expected at least 80, got 72"
+    )
+    assert result["matmul"]["error"].startswith(expected)
+    assert result["gather"]["error"].startswith(expected)
