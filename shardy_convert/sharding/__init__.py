@@ -9,9 +9,9 @@ True
 """
 
 from .canonical import normalize
+from .gspmd import parse
 from .iota import canonical_iota, iota_form
 from .model import HloSharding, Kind, SubgroupType
-from .parser import parse
 from .tiles import Tiles
 
 __all__ = [
