@@ -101,8 +101,9 @@ class NamedSharding:
         """XLA's V3 text without the braces and metadata (see `HloSharding.__str__`)."""
         if self.mesh is None:
             return f"{self.word}[device_id={self.device}]"
-        if self.dims is None or (self.dims == () and not self.replicated + self.unreduced):
-            return f"{self.mesh}, {self.keyword or 'replicated'}"  # XLA prints `[]` so
+        if self.dims is None:
+            op = f"={self.reduction}" if self.reduction != "sum" else ""
+            return f"{self.mesh}, {self.keyword}{op}"
         text = f"{self.mesh}, [{', '.join(dim_text(d) for d in self.dims)}]"
         for name, refs in (("replicated", self.replicated), ("unreduced", self.unreduced)):
             if refs:

@@ -62,7 +62,7 @@ def single(cur: Cursor, word: str) -> HloSharding:
 
 def _single_device(cur: Cursor, word: str) -> tuple[NamedSharding, str | None]:
     cur.expect("[", f"'[' after '{word}'")
-    if cur.word() != "device_id" or not cur.eat("="):
+    if not _attribute_name(cur, ("device_id",)):
         raise cur.error(f"expected 'device_id=' in {word}[...]")
     pos = cur.skip()
     device = cur.integer("a device id")
@@ -78,11 +78,23 @@ def _trailing_metadata(cur: Cursor) -> str | None:
     md = None
     if cur.eat(","):
         pos = cur.skip()
-        if cur.word() != "metadata" or not cur.eat("="):
+        if not _attribute_name(cur, ("metadata",)):
             raise cur.error("expected 'metadata=' or the end of the sharding", pos)
         md = metadata(cur)[0]
     cur.expect("}", "'}' to end the sharding")
     return md
+
+
+def _attribute_name(cur: Cursor, names: tuple[str, ...]) -> str | None:
+    """One of `names` followed right away by `=` (XLA's lexer reads `name=` as one token), both
+    read; None (nothing read) otherwise."""
+    pos = cur.skip()
+    name = cur.word()
+    if name in names and cur.text.startswith("=", cur.pos):
+        cur.pos += 1
+        return name
+    cur.pos = pos
+    return None
 
 
 # --- on a mesh -------------------------------------------------------------------------------
@@ -116,7 +128,9 @@ class _Reader:
         if problem is None:
             problem = next(
                 (
-                    f"{axis_text(ref)} overlaps {axis_text(u)}, used before"
+                    f"{axis_text(ref)} is used twice"
+                    if u == ref
+                    else f"{axis_text(ref)} overlaps {axis_text(u)}, used before"
                     for u in self.used
                     if overlap(u, ref, self.mesh.sizes)
                 ),
@@ -131,7 +145,7 @@ class _Reader:
 def _on_mesh(cur: Cursor) -> tuple[NamedSharding, str | None]:
     mesh = _mesh(cur)
     reader = _Reader(cur, mesh)
-    if cur.eat(",") and _at_word(cur, "device_ids"):
+    if cur.eat(",") and _attribute_name(cur, ("device_ids",)):
         mesh = reader.mesh = _device_ids(cur, mesh)
         cur.expect(",", "',' after device_ids=(...)")
     if cur.peek() != "[":
@@ -141,34 +155,63 @@ def _on_mesh(cur: Cursor) -> tuple[NamedSharding, str | None]:
         _attribute(reader)
     cur.expect("}", "',' or '}' after the dim shardings")
     lists = reader.lists
+    keyword = _as_keyword(mesh, dims, lists)
+    if keyword is not None:  # one form for what XLA prints one way
+        reduction = reader.reduction if keyword == "unreduced" else "sum"
+        return NamedSharding(mesh, keyword=keyword, reduction=reduction), reader.metadata
     named = NamedSharding(
         mesh,
         dims,
         replicated=lists.get("replicated", ()),
         unreduced=lists.get("unreduced", ()),
         manual=lists.get("manual", ()),
-        reduction=reader.reduction,
+        # No unreduced axes, nothing to reduce: XLA prints no reduction then, nor do we.
+        reduction=reader.reduction if lists.get("unreduced") else "sum",
     )
     return named, reader.metadata
 
 
-def _at_word(cur: Cursor, word: str) -> bool:
-    """Whether `word` comes next (not consumed otherwise)."""
-    pos = cur.skip()
-    if cur.word() == word:
-        return True
-    cur.pos = pos
-    return False
+def _as_keyword(mesh: NamedMesh, dims, lists: dict) -> str | None:
+    """The keyword XLA prints for a rank-0 sharding: `replicated` for `[]` alone; `manual` or
+    `unreduced` when that list holds every axis of size > 1 (whole, in mesh order) and the
+    other lists only size-1 axes. None for the others."""
+    if dims:
+        return None
+    said = {name: refs for name, refs in lists.items() if refs}
+    if not said:
+        return "replicated"
+    sizes = mesh.sizes
+    wanted = tuple(AxisRef(name) for name, n in mesh.axes if n > 1)
+    for keyword in ("manual", "unreduced"):
+        refs = said.get(keyword, ())
+        others = [r for name, rs in said.items() if name != keyword for r in rs]
+        trivial = all(r.pre is None and sizes[r.name] == 1 for r in others)
+        if refs and trivial and tuple(r for r in refs if sizes[r.name] > 1) == wanted:
+            return keyword
+    return None
 
 
 def _keyword_form(cur: Cursor, mesh: NamedMesh) -> tuple[NamedSharding, str | None]:
+    """`replicated`, `manual` or `unreduced[=sum|max|min]` after the mesh."""
     pos = cur.skip()
     word = cur.word()
     if word not in _KEYWORDS:
         raise cur.error(
             "expected the dim shardings '[...]', or replicated, manual or unreduced", pos
         )
-    return NamedSharding(mesh, keyword=word), _trailing_metadata(cur)
+    reduction = "sum"
+    if word == "unreduced" and cur.text.startswith("=", cur.pos):
+        cur.pos += 1
+        reduction = _reduction(cur)
+    return NamedSharding(mesh, keyword=word, reduction=reduction), _trailing_metadata(cur)
+
+
+def _reduction(cur: Cursor) -> str:
+    pos = cur.skip()
+    word = cur.word() or ""
+    if word not in REDUCTIONS:
+        raise cur.error("expected sum, max or min after 'unreduced='", pos)
+    return word
 
 
 def _mesh(cur: Cursor) -> NamedMesh:
@@ -196,8 +239,7 @@ def _mesh(cur: Cursor) -> NamedMesh:
 
 
 def _device_ids(cur: Cursor, mesh: NamedMesh) -> NamedMesh:
-    """`=(3,6,0,...)` (a permutation, not the identity) or `=([R]T(P))` after `device_ids`."""
-    cur.expect("=", "'=' after 'device_ids'")
+    """`(3,6,0,...)` (a permutation, not the identity) or `([R]T(P))` after `device_ids=`."""
     cur.expect("(", "'(' after 'device_ids='")
     pos = cur.skip()
     if cur.eat("["):
@@ -277,8 +319,8 @@ def _attribute(reader: _Reader) -> None:
     each at most once."""
     cur = reader.cur
     pos = cur.skip()
-    name = cur.word()
-    if name not in (*_LISTS, "metadata") or not cur.eat("="):
+    name = _attribute_name(cur, (*_LISTS, "metadata"))
+    if name is None:
         raise cur.error("expected replicated=, unreduced=, manual= or metadata=", pos)
     if name in reader.seen:
         raise cur.error(f"'{name}' is given twice", pos)
@@ -287,10 +329,7 @@ def _attribute(reader: _Reader) -> None:
         reader.metadata = metadata(cur)[0]
         return
     if name == "unreduced" and cur.peek() != "{":
-        op_pos = cur.skip()
-        reader.reduction = cur.word() or ""
-        if reader.reduction not in REDUCTIONS:
-            raise cur.error("expected sum, max or min, or '{' after 'unreduced='", op_pos)
+        reader.reduction = _reduction(cur)
     reader.lists[name] = _axis_list(reader, name)
 
 
