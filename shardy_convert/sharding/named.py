@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from .iota import canonical_iota, iota_array
 from .model import HloSharding, Kind, SubgroupType
-from .sdy import AxisRef, DimSharding
+from .sdy import AxisRef, DimSharding, TensorSharding
 from .tiles import Tiles
 from .xla_rules import subgroup, transpose
 
@@ -257,3 +257,31 @@ def _mesh_tiles(mesh: NamedMesh, piece_sizes: tuple[int, ...]) -> Tiles:
         return Tiles._trusted(dims, devices=mesh.device_ids)
     reshape, perm = mesh.iota if mesh.iota is not None else ((mesh.size,), (0,))
     return Tiles._trusted(dims, reshape, perm)
+
+
+# --- on its own Shardy mesh ------------------------------------------------------------------
+
+
+def on_own_mesh(named: NamedSharding, rank: int, mesh_name: str) -> TensorSharding | None:
+    """`named` on a Shardy mesh with its own axes and device order: its dims (open or closed),
+    `replicated` and `unreduced` axes and reduction as written; None when the dims are not
+    the value's rank (then only the placement says where data goes). Manual axes are not
+    part of a Shardy sharding: the manual computation around the value says them."""
+    if named.dims is None:
+        dims = (DimSharding(),) * rank
+        unreduced = named.all_unreduced
+        return TensorSharding(mesh_name, dims, (), unreduced, _reduction(named, unreduced))
+    if len(named.dims) != rank:
+        return None
+    dims = tuple(DimSharding(d.axes, d.is_closed) for d in named.dims)
+    reduction = _reduction(named, named.unreduced)
+    return TensorSharding(mesh_name, dims, named.replicated, named.unreduced, reduction)
+
+
+def _reduction(named: NamedSharding, unreduced) -> str | None:
+    return named.reduction if unreduced and named.reduction != "sum" else None
+
+
+def same_mesh(named: NamedMesh, axes, order) -> bool:
+    """Whether a Shardy mesh (axes, device order or None for the identity) is `named`'s."""
+    return tuple(axes) == named.axes and (order or None) == named.order

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..errors import ShardingValueError
+
 
 @dataclass(frozen=True)
 class AxisRef:
@@ -79,6 +81,29 @@ class TensorSharding:
             replace(d, is_closed=False) if i in dims else d for i, d in enumerate(self.dims)
         )
         return replace(self, dims=new)
+
+
+def with_stated(ts: TensorSharding, stated: TensorSharding) -> TensorSharding:
+    """`ts` given what `stated` (a Shardy sharding written beside the GSPMD string, on
+    placeholder axes maybe) says of each dim that no GSPMD string can: its priority, and that
+    it is open. Axes come from the GSPMD string, which is the placement.
+
+    `<@mesh, [{"_axis_0"}, {}]>` with `<@mesh, [{"mesh_idx_0"}p0, {?}p1]>` stated:
+    `<@mesh, [{"_axis_0"}p0, {?}p1]>`. A closed dim on no axis keeps no priority (Shardy
+    refuses one there: nothing on it to propagate): with `[{}p0, {}p1]` stated, `[{"_axis_0"}p0,
+    {}]`.
+    """
+    if len(stated.dims) != len(ts.dims):
+        raise ShardingValueError(
+            f"the Shardy sharding stated beside it, {stated.attr()}, has {len(stated.dims)} dims "
+            f"but the value has rank {len(ts.dims)}"
+        )
+    dims = []
+    for d, s in zip(ts.dims, stated.dims):
+        closed = d.is_closed and s.is_closed
+        priority = None if closed and not d.axes else s.priority
+        dims.append(replace(d, is_closed=closed, priority=priority))
+    return replace(ts, dims=tuple(dims))
 
 
 def per_value_attr(shardings: list[TensorSharding]) -> str:

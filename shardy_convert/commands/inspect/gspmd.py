@@ -11,7 +11,7 @@ from ...ir.walker import Site, call_target, func_name, funcs, num_partitions, si
 from ...passes.import_custom_calls import unspecified_dims
 from ...sharding import HloSharding, Kind, import_rules
 from ...sharding.mesh import MESH_NAME, MeshPlan, maximal_mesh_name, plan_mesh
-from ...sharding.mesh_fit import choose
+from ...sharding.mesh_fit import candidates, choose
 from ...sharding.sdy import Mesh
 from .audit import device_order, rule_findings
 from .reader import Reader, op_label, type_info, v2_text
@@ -70,11 +70,13 @@ class GspmdReader(Reader):
         return plan
 
     def _user_mesh(self, shardings: list[HloSharding], count: int | None) -> tuple:
-        """(axes, device order) of the program's mesh the shardings fit, as convert picks it
-        (import-shardings); (None, None) when there are none or none fits (a finding)."""
-        if not self.meshes:
+        """(axes, device order) of the program's mesh the shardings fit (those its V3 strings
+        state, then a mesh file's), as convert picks it (import-shardings); (None, None) when
+        there are none or none fits (a finding)."""
+        meshes = candidates(shardings, self.meshes)
+        if not meshes:
             return None, None
-        choice = choose(shardings, self.meshes, count)
+        choice = choose(shardings, meshes, count)
         if choice.mesh is None:
             self.finding(
                 "warning",
