@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..errors import ShardingValueError
+from ..errors import ShardingValueError, plural
 
 
 @dataclass(frozen=True)
@@ -95,8 +95,8 @@ def with_stated(ts: TensorSharding, stated: TensorSharding) -> TensorSharding:
     """
     if len(stated.dims) != len(ts.dims):
         raise ShardingValueError(
-            f"the Shardy sharding stated beside it, {stated.attr()}, has {len(stated.dims)} dims "
-            f"but the value has rank {len(ts.dims)}"
+            f"the Shardy sharding stated beside it, {stated.attr()}, has "
+            f"{plural(len(stated.dims), 'dim')} but the value has rank {len(ts.dims)}"
         )
     dims = []
     for d, s in zip(ts.dims, stated.dims):
