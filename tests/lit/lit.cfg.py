@@ -4,6 +4,7 @@
 import os
 
 import lit.formats
+from jaxlib.mlir._mlir_libs import _sdy
 
 config.name = "shardy-convert"
 config.test_format = lit.formats.ShTest()
@@ -23,7 +24,5 @@ config.substitutions.append(
 
 # Shardy's reduction kinds (`unreduced=max{...}`) are in newer jaxlibs only (compat.py,
 # has_reduction_kinds): a file checks each jaxlib's answer with `%if sdy-reduction-kinds %{ %}`.
-from jaxlib.mlir._mlir_libs import _sdy
-
 if hasattr(_sdy.TensorShardingAttr, "reduction_op"):
     config.available_features.add("sdy-reduction-kinds")
