@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import re
 
-from ..errors import ModuleError, clip
+from ..errors import ModuleError, ShardyConvertError, clip
 from ..ir import compat
 from ..ir.bindings import ir
-from ..ir.mlir import parse_module, print_module
+from ..ir.mlir import new_context, parse_module, print_module
+from . import hlo_named
+from .hlo_proto import fields as _fields
 
 TEXT = "HLO text"
 PROTO = "HLO module proto"
@@ -77,15 +79,41 @@ def proto_problem(data: str | bytes) -> str | None:
 
 def to_stablehlo(data: str | bytes) -> bytes:
     """StableHLO bytecode of HLO text or a (wrapped) HloModuleProto. Raises ModuleError
-    (located at XLA's line:column for text) for input XLA's readers reject."""
+    (located at XLA's line:column for text) for input XLA's readers reject. Named (V3)
+    shardings reach the module as written, also through an XLA that cannot read them all
+    (`hlo_named`)."""
+    hidden = hlo_named.Hidden() if hlo_named.needed() else None
     if kind(data) == TEXT:
-        proto = _parse_text(_without_debug_info(_as_str(data)))
+        text = _without_debug_info(_as_str(data))
+        proto = _parse_text(text if hidden is None else _hide(text, hidden))
     else:
         proto = _module_proto(data)[0]
+        if hidden is not None:
+            proto = _hide_proto(proto, hidden)
     try:
-        return compat.hlo_to_stablehlo(proto)
+        bytecode = compat.hlo_to_stablehlo(proto)
     except Exception as e:  # jaxlib raises bare runtime errors for protos it cannot import
         raise ModuleError(f"cannot read the {PROTO}: {_first_line(e)}") from None
+    if not hidden or not hidden.texts:
+        return bytecode
+    with new_context() as ctx:
+        module = parse_module(bytecode, ctx)
+        hlo_named.restore(module, hidden)
+        return print_module(module, "bytecode")
+
+
+def _hide(text: str, hidden: hlo_named.Hidden) -> str:
+    try:
+        return hlo_named.hide_text(text, hidden)
+    except ModuleError as e:
+        raise ModuleError(f"cannot read the {TEXT}: {e.message}") from None
+
+
+def _hide_proto(proto: bytes, hidden: hlo_named.Hidden) -> bytes:
+    try:
+        return hlo_named.hide_proto(proto, hidden)
+    except (ValueError, ShardyConvertError) as e:
+        raise ModuleError(f"cannot read the {PROTO}: {getattr(e, 'message', e)}") from None
 
 
 def load(data: str | bytes, ctx: ir.Context) -> ir.Module:
@@ -192,42 +220,6 @@ def _config_partitions(entries: list[tuple[int, int, int | bytes]]) -> int | Non
     except (IndexError, ValueError):
         return None
     return counts[-1] if counts and counts[-1] > 0 else None
-
-
-def _fields(data: bytes) -> list[tuple[int, int, int | bytes]]:
-    """(field number, wire type, value) of each field of a protobuf message: an int for
-    varints, bytes for the rest. ValueError, naming the byte, for anything malformed."""
-    out, pos = [], 0
-    while pos < len(data):
-        start = pos
-        key, pos = _varint(data, pos)
-        number, wire = key >> 3, key & 7
-        if number == 0:
-            raise ValueError(f"field number 0 at byte {start}")
-        if wire == 0:
-            value, pos = _varint(data, pos)
-        elif wire in (1, 5):
-            end = pos + (8 if wire == 1 else 4)
-            value, pos = data[pos:end], end
-        elif wire == 2:
-            length, pos = _varint(data, pos)
-            value, pos = data[pos : pos + length], pos + length
-        else:
-            raise ValueError(f"wire type {wire} at byte {start}")
-        if pos > len(data):
-            raise ValueError(f"the field at byte {start} runs past the end (truncated?)")
-        out.append((number, wire, value))
-    return out
-
-
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    for k in range(pos, min(pos + 10, len(data))):
-        value |= (data[k] & 0x7F) << shift
-        shift += 7
-        if not data[k] & 0x80:
-            return value, k + 1
-    raise ValueError(f"a varint at byte {pos} does not end")
 
 
 def _looks_like_text(data: bytes, head: int = 4096) -> bool:

@@ -262,3 +262,11 @@ def jaxlib_version() -> str:
     from jaxlib import version
 
     return version.__version__
+
+
+def xla_reads_every_named_sharding() -> bool:
+    """Whether this jaxlib's XLA reads every named (V3) sharding of HLO text and protos:
+    jaxlib 0.12 does (`HloSharding.reduction_op`); 0.10.2 reads V3 but neither reduction
+    kinds nor `single_device[...]`, and drops a proto's reduction; 0.7.1 reads no V3 text and
+    reads a proto's named sharding as replicated."""
+    return hasattr(hlo_sharding_module().HloSharding, "reduction_op")

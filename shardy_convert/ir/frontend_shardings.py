@@ -31,6 +31,25 @@ def has_stated(attrs) -> bool:
     return isinstance(front, ir.DictAttr) and STATED in front
 
 
+def stated_at(owner: ir.Operation, kind: str, index: int) -> str | None:
+    """The `xla.sdy.sharding` text beside a sharding site (`kind` "arg", "result" or "op" of
+    `owner`, as the walker's Site says), left where it is; None when there is none."""
+    if kind == "op":
+        attrs = owner.attributes
+    else:
+        name = {"arg": "arg_attrs", "result": "res_attrs"}.get(kind)
+        if name is None or name not in owner.attributes:
+            return None
+        entries = ir.ArrayAttr(owner.attributes[name])
+        if index >= len(entries):
+            return None
+        attrs = ir.DictAttr(entries[index])
+    if not has_stated(attrs):
+        return None
+    value = ir.DictAttr(attrs[FRONTEND])[STATED]
+    return value.value if isinstance(value, ir.StringAttr) else None
+
+
 def pop_stated(attrs) -> str | None:
     """The `xla.sdy.sharding` text of `attrs`' frontend attributes, removed from them (the
     frontend attributes go too when nothing else is left); None when there is none."""
