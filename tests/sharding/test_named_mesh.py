@@ -5,12 +5,16 @@ what a frontend attribute states beside a GSPMD string (`with_stated`). No MLIR.
 from __future__ import annotations
 
 import pytest
+from hypothesis import assume, given, settings
 
 from shardy_convert.errors import ShardingValueError
 from shardy_convert.sharding import parse
+from shardy_convert.sharding.export import to_hlo
 from shardy_convert.sharding.mesh import plan_mesh
 from shardy_convert.sharding.mesh_fit import UserMesh, candidates, choose, program_meshes
 from shardy_convert.sharding.sdy import AxisRef, DimSharding, TensorSharding, with_stated
+
+from .named_strategies import named_texts
 
 ORDER = (3, 6, 0, 5, 1, 7, 2, 4)
 DATA_MODEL = f"mesh['data'=2,'model'=4], device_ids=({','.join(map(str, ORDER))})"
@@ -121,3 +125,17 @@ def test_with_stated_takes_priorities_and_open_dims(ts, stated, want):
 def test_with_stated_of_another_rank_is_an_error():
     with pytest.raises(ShardingValueError, match="has 1 dim but the value has rank 2"):
         with_stated(_ts(DimSharding(), DimSharding()), _ts(DimSharding(priority=0)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(named_texts())
+def test_export_of_a_v3_sharding_on_its_own_mesh_places_data_as_it(text):
+    """Shardy back to GSPMD (`export.to_hlo`) inverts the import on the V3 string's own mesh:
+    the same placement and reduction (manual axes aside: a manual computation says them)."""
+    s = parse(text)
+    named = s.named
+    assume(named.mesh is not None and named.dims is not None and not named.manual)
+    plan = plan_mesh([s], hint=named.mesh.axes, order=named.mesh.order)
+    back = to_hlo(plan.tensor_sharding(s, len(named.dims)), plan.mesh)
+    assert back == s
+    assert back.unreduced_reduction == s.unreduced_reduction
