@@ -212,8 +212,9 @@ class MeshPlan:
 
     def tensor_sharding(self, s: HloSharding, rank: int, name: str = MESH_NAME) -> TensorSharding:
         """`s` on this mesh for a value of the given rank (not for tuples). Cached: a module
-        repeats a few distinct shardings on thousands of values."""
-        return _tensor_sharding(self, s, rank, name)
+        repeats a few distinct shardings on thousands of values. The key holds `s.named`:
+        shardings equal by placement differ in their V3 form (names, open dims)."""
+        return _tensor_sharding(self, s, s.named, rank, name)
 
     def _tensor_sharding(self, s: HloSharding, rank: int, name: str) -> TensorSharding:
         named = s.named
@@ -285,7 +286,7 @@ class MeshPlan:
 
 
 @functools.lru_cache(maxsize=4096)
-def _tensor_sharding(plan: MeshPlan, s: HloSharding, rank: int, name: str) -> TensorSharding:
+def _tensor_sharding(plan: MeshPlan, s: HloSharding, _named, rank: int, name: str):
     return plan._tensor_sharding(s, rank, name)
 
 

@@ -139,3 +139,13 @@ def test_export_of_a_v3_sharding_on_its_own_mesh_places_data_as_it(text):
     back = to_hlo(plan.tensor_sharding(s, len(named.dims)), plan.mesh)
     assert back == s
     assert back.unreduced_reduction == s.unreduced_reduction
+
+
+def test_shardings_equal_by_placement_keep_their_own_v3_form():
+    """`{'model', ?}` and `{'model'}` place data alike (equal HloShardings) but are different
+    Shardy shardings: the mesh plan's cache must not hand one the other's."""
+    plan, closed = _plan(f"{{{DATA_MODEL}, [{{'model'}}, {{}}]}}")
+    opened = parse(f"{{{DATA_MODEL}, [{{'model', ?}}, {{}}]}}")
+    assert closed == opened
+    assert str(plan.tensor_sharding(closed, 2)) == '<@mesh, [{"model"}, {}]>'
+    assert str(plan.tensor_sharding(opened, 2)) == '<@mesh, [{"model", ?}, {}]>'
