@@ -48,9 +48,9 @@ MANUAL_BOUNDARIES = ("SPMDFullToShardShape", "SPMDShardToFullShape")
 @dataclass(frozen=True)
 class MeshChoice:
     """What import-shardings returns when it had meshes to choose from (the program's,
-    `meshes`, and those the module's named (V3) strings state): the one it planned on (`mesh`, as that mesh describes itself: `Mesh((2, 4), ('data',
-    'model'))`), or None where none fits and the mesh is inferred from the shardings (`why`:
-    a reason per mesh)."""
+    `meshes`, and those the module's named (V3) strings state): the one it planned on (`mesh`,
+    as that mesh describes itself: `Mesh((2, 4), ('data', 'model'))`), or None where none fits
+    and the mesh is inferred from the shardings (`why`: a reason per mesh)."""
 
     mesh: str | None
     why: str = ""
