@@ -9,6 +9,7 @@ No protobuf package: these are a few fields, and the input is validated as it is
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from ..sharding import HloSharding, Kind, SubgroupType
@@ -124,6 +125,21 @@ def _one(entries: list[Field], number: int, default=None):
 
 
 # --- the shardings of a module -------------------------------------------------------------
+
+
+# An instruction's `sharding` (field 40: tag bytes c2 02, then its length) that is named: its
+# first field is `named_sharding` (field 14: tag `r`), or it is a tuple (`type: TUPLE`, 08 02)
+# whose first element is. XLA's serializer writes fields in number order, and a named
+# OpSharding has no other: a regex over the bytes tells a module without any (what torch_xla
+# hands a plugin) before a field-by-field walk, which costs ~0.7 ms per KB.
+_NAMED_SHARDING = re.compile(
+    rb"\xc2\x02[\x80-\xff]{0,9}[\x00-\x7f](?:r|\x08\x02\*[\x80-\xff]{0,9}[\x00-\x7f]r)"
+)
+
+
+def may_hold_named(module: bytes) -> bool:
+    """Whether an HloModuleProto (as XLA serializes one) may hold a named OpSharding."""
+    return _NAMED_SHARDING.search(module) is not None
 
 
 def rewrite_shardings(module: bytes, fn: Callable[[bytes], bytes | None]) -> bytes:

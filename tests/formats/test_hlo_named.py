@@ -124,3 +124,16 @@ def test_convert_reads_the_text_on_this_jaxlib():
     converted = convert(TEXT, num_devices=8)
     assert 'sdy.mesh @mesh = <["a"=2, "b"=4], device_ids=[3, 6, 0, 5, 1, 7, 2, 4]>' in converted
     assert '[{"a"}, {"b", ?}]' in converted
+
+
+V2_PROTOS = sorted(TESTDATA.glob("torch_xla/*.hlo.pb")) + sorted(
+    TESTDATA.glob("*/*.xla_dump/*.hlo.pb")
+)
+
+
+@pytest.mark.parametrize("path", V2_PROTOS + PROTOS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_quick_look_for_named_shardings_tells_v2_from_v3_protos(path):
+    """A module without named shardings (torch_xla's, what a plugin is handed) is not walked
+    field by field; every module with one is."""
+    module, _ = hlo._unwrap(path.read_bytes())
+    assert hlo_proto.may_hold_named(module) == (path in PROTOS)
