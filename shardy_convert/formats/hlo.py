@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import re
 
-from ..errors import ModuleError, clip
+from ..errors import ModuleError, ShardyConvertError, clip
 from ..ir.bindings import ir
-from ..ir.parse import parse_module, print_module
+from ..ir.parse import new_context, parse_module, print_module
 from ..xla import compat
-from . import protowire
+from . import hlo_named, protowire
 
 TEXT = "HLO text"
 PROTO = "HLO module proto"
@@ -78,15 +78,41 @@ def proto_problem(data: str | bytes) -> str | None:
 
 def to_stablehlo(data: str | bytes) -> bytes:
     """StableHLO bytecode of HLO text or a (wrapped) HloModuleProto. Raises ModuleError
-    (located at XLA's line:column for text) for input XLA's readers reject."""
+    (located at XLA's line:column for text) for input XLA's readers reject. Named (V3)
+    shardings reach the module as written, also through an XLA that cannot read them all
+    (`hlo_named`)."""
+    hidden = hlo_named.Hidden() if hlo_named.needed() else None
     if kind(data) == TEXT:
-        proto = _parse_text(_without_debug_info(_as_str(data)))
+        text = _without_debug_info(_as_str(data))
+        proto = _parse_text(text if hidden is None else _hide(text, hidden))
     else:
         proto = _module_proto(data)[0]
+        if hidden is not None:
+            proto = _hide_proto(proto, hidden)
     try:
-        return compat.hlo_to_stablehlo(proto)
+        bytecode = compat.hlo_to_stablehlo(proto)
     except Exception as e:  # jaxlib raises bare runtime errors for protos it cannot import
         raise ModuleError(f"cannot read the {PROTO}: {_first_line(e)}") from None
+    if not hidden or not hidden.texts:
+        return bytecode
+    with new_context() as ctx:
+        module = parse_module(bytecode, ctx)
+        hlo_named.restore(module, hidden)
+        return print_module(module, "bytecode")
+
+
+def _hide(text: str, hidden: hlo_named.Hidden) -> str:
+    try:
+        return hlo_named.hide_text(text, hidden)
+    except ModuleError as e:
+        raise ModuleError(f"cannot read the {TEXT}: {e.message}") from None
+
+
+def _hide_proto(proto: bytes, hidden: hlo_named.Hidden) -> bytes:
+    try:
+        return hlo_named.hide_proto(proto, hidden)
+    except (ValueError, ShardyConvertError) as e:
+        raise ModuleError(f"cannot read the {PROTO}: {getattr(e, 'message', e)}") from None
 
 
 def load(data: str | bytes, ctx: ir.Context) -> ir.Module:

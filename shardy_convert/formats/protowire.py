@@ -67,17 +67,18 @@ def fields(data: bytes) -> list[Field]:
     return out
 
 
-def ints(entries: list[Field], number: int) -> list[int]:
+def ints(entries: list[Field] | list[tuple], number: int) -> list[int]:
     """The values of a repeated integer field (or of every occurrence of a single one), packed
     or not."""
     out: list[int] = []
     for entry in entries:
-        if entry.number != number:
+        n, wire, value = entry[:3]  # a Field, or a (number, wire, value) triple
+        if n != number:
             continue
-        if entry.wire == VARINT:
-            out.append(int(entry.value))
+        if wire == VARINT:
+            out.append(int(value))
             continue
-        packed, pos = bytes(entry.value), 0
+        packed, pos = bytes(value), 0
         while pos < len(packed):
             item, pos = varint(packed, pos)
             out.append(item)
@@ -85,6 +86,9 @@ def ints(entries: list[Field], number: int) -> list[int]:
 
 
 def encode_varint(value: int) -> bytes:
+    """`value` as a varint; a negative one (an int64 field) as its 64-bit two's complement,
+    ten bytes, as protobuf writes it."""
+    value &= (1 << 64) - 1
     out = bytearray()
     while True:
         byte = value & 0x7F

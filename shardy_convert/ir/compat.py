@@ -167,3 +167,28 @@ def _comparable_line(line: str) -> str:
         return line
     indent = line[: len(line) - len(line.lstrip(" "))]
     return indent + re.sub(" {2,}", " ", line[len(indent) :])
+
+
+def has_reduction_kinds() -> bool:
+    """Whether this jaxlib's Shardy has reduction kinds on unreduced axes (`unreduced=max{...}`,
+    `TensorShardingAttr.reduction_op`; Shardy 2026-07: in jaxlib 0.12.0.1, not in 0.10.2)."""
+    from .bindings import sdy
+
+    return hasattr(sdy.TensorShardingAttr, "reduction_op")
+
+
+def reduction_of(sharding: Any) -> str | None:
+    """The reduction kind of an `sdy.TensorShardingAttr` ("max", "min"), None for a sum or a
+    jaxlib whose Shardy has none (`reduction_op`, printed as its text form)."""
+    op = getattr(sharding, "reduction_op", None)
+    if op is None:
+        return None
+    name = str(op).rsplit(".", 1)[-1].lower()
+    return None if name == "sum" else name
+
+
+def jaxlib_version() -> str:
+    """The running jaxlib's version, for messages that name it."""
+    from jaxlib import version
+
+    return version.__version__

@@ -17,6 +17,7 @@ from jaxlib.mlir import ir
 from ..errors import ModuleError
 from ..sharding.export import to_hlo
 from ..sharding.sdy import AxisRef, DimSharding, Mesh, TensorSharding
+from . import compat
 from .bindings import sdy
 from .parse import string_value
 from .walker import body, sites
@@ -33,7 +34,21 @@ def mesh_attr(mesh: Mesh) -> ir.Attribute:
 
 def sharding_attr(sharding: TensorSharding) -> ir.Attribute:
     """`#sdy.sharding<@mesh, [...]>`."""
+    check_reduction_kinds(sharding, f"sharding {sharding.attr()}")
     return ir.Attribute.parse(sharding.attr())
+
+
+def check_reduction_kinds(sharding: TensorSharding, what: str) -> None:
+    """ModuleError (the caller locates it) when `sharding` reduces its unreduced axes with max
+    or min and this jaxlib's Shardy cannot say so (`unreduced=max{...}` came after it)."""
+    kind = sharding.reduction_kind
+    if kind is None or compat.has_reduction_kinds():
+        return
+    raise ModuleError(
+        f"{what} reduces its unreduced axes with {kind}: Shardy writes that "
+        f"`unreduced={kind}{{...}}`, which the sdy dialect of jaxlib {compat.jaxlib_version()} "
+        "cannot (Shardy's reduction kinds came later; jaxlib 0.12.0.1 has them)"
+    )
 
 
 def replicated(mesh: str, rank: int) -> ir.Attribute:
@@ -60,14 +75,15 @@ def axis_from_attr(attr: ir.Attribute) -> AxisRef:
 
 def dim_from_attr(attr: ir.Attribute) -> DimSharding:
     d = sdy.DimensionShardingAttr(attr)
-    return DimSharding(tuple(axis_from_attr(a) for a in d.axes), d.is_closed)
+    return DimSharding(tuple(axis_from_attr(a) for a in d.axes), d.is_closed, d.priority)
 
 
 def sharding_from_attr(attr: ir.Attribute, meshes: dict[str, Mesh]) -> tuple[TensorSharding, Mesh]:
     """A `#sdy.sharding` (named or inline mesh) as a TensorSharding and the Mesh it is on; an
     inline mesh is named "". ModuleError when it names a mesh not in `meshes`.
 
-    Dim priorities (`{"x"}p1`) steer propagation only and have no GSPMD spelling: dropped."""
+    Dim priorities (`{"x"}p1`) are kept in the dims (they steer propagation only and have no
+    GSPMD spelling); the reduction of unreduced axes where this jaxlib's Shardy has one."""
     ts = sdy.TensorShardingAttr(attr)
     ref = ts.mesh_or_ref
     if isinstance(ref, ir.FlatSymbolRefAttr):
@@ -82,6 +98,7 @@ def sharding_from_attr(attr: ir.Attribute, meshes: dict[str, Mesh]) -> tuple[Ten
         tuple(dim_from_attr(d) for d in ts.dimension_shardings),
         tuple(axis_from_attr(a) for a in ts.replicated_axes),
         tuple(axis_from_attr(a) for a in ts.unreduced_axes),
+        compat.reduction_of(ts),
     )
     return sharding, mesh
 

@@ -37,7 +37,7 @@ class ValueAttrs:
     def dict(self, k: int) -> dict[str, ir.Attribute]:
         """Value `k`'s attributes as a dict to edit in place (saved by save())."""
         if k not in self._edited:
-            self._edited[k] = _as_dict(self.attrs[k]) if k < len(self.attrs) else {}
+            self._edited[k] = as_dict(self.attrs[k]) if k < len(self.attrs) else {}
         return self._edited[k]
 
     def replace(self, k: int, old: str, new: str, attr: ir.Attribute) -> None:
@@ -81,7 +81,8 @@ def value_types_of(func: ir.Operation, kind: str) -> list[ir.Type]:
     return list(ftype.inputs if kind == "arg" else ftype.results)
 
 
-def _as_dict(d: ir.DictAttr) -> dict[str, ir.Attribute]:
+def as_dict(d: ir.DictAttr) -> dict[str, ir.Attribute]:
+    """A DictAttr's entries by name, each read once."""
     out = {}
     for i in range(len(d)):
         entry = d[i]  # one NamedAttribute per entry (each `d[i]` makes a new one)

@@ -13,11 +13,14 @@ from ..errors import (
     NoShardyFormError,
     ShardyConvertError,
     ShardyConvertWarning,
+    clip,
+    plural,
 )
 from ..ir.analyses import Analyses
 from ..ir.bindings import ir
 from ..ir.diagnostics import format_location
-from ..ir.sdy_attrs import MESH_OP, mesh_attr, replicated
+from ..ir.frontend_shardings import FRONTEND, STATED, pop_stated, stated_shardings
+from ..ir.sdy_attrs import MESH_OP, check_reduction_kinds, mesh_attr, replicated
 from ..ir.value_attrs import edited
 from ..ir.walker import (
     SDY_SHARDING,
@@ -33,8 +36,8 @@ from ..ir.walker import (
 from ..options import propagation_flags
 from ..sharding import HloSharding, Kind, import_rules
 from ..sharding.mesh import MeshPlan, maximal_mesh_name, plan_mesh
-from ..sharding.mesh_fit import UserMesh, choose
-from ..sharding.sdy import Mesh, TensorSharding, per_value_attr
+from ..sharding.mesh_fit import UserMesh, candidates, choose
+from ..sharding.sdy import Mesh, TensorSharding, per_value_attr, with_stated
 from ..sharding.uneven import uneven_dims
 
 # Custom calls whose `{manual}` shardings only import-custom-calls can place: it turns them
@@ -44,10 +47,10 @@ MANUAL_BOUNDARIES = ("SPMDFullToShardShape", "SPMDShardToFullShape")
 
 @dataclass(frozen=True)
 class MeshChoice:
-    """What import-shardings returns when it was given the program's meshes (`meshes`): the
-    one it planned on (`mesh`, as that mesh describes itself: `Mesh((2, 4), ('data',
-    'model'))`), or None where none fits and the mesh is inferred from the shardings (`why`:
-    a reason per mesh)."""
+    """What import-shardings returns when it had meshes to choose from (the program's,
+    `meshes`, and those the module's named (V3) strings state): the one it planned on (`mesh`,
+    as that mesh describes itself: `Mesh((2, 4), ('data', 'model'))`), or None where none fits
+    and the mesh is inferred from the shardings (`why`: a reason per mesh)."""
 
     mesh: str | None
     why: str = ""
@@ -79,8 +82,9 @@ class ImportShardingsPass:
     # With `mesh`: its device order (a torch_xla Mesh's device_ids) instead of one found.
     mesh_device_ids: tuple[int, ...] | None = None
     # The meshes the program created (torch_xla Meshes, a mesh file), most preferred first:
-    # without `mesh`, the one the shardings fit (sharding/mesh_fit.py), else the inferred
-    # mesh; which and why is what `run` returns (a MeshChoice).
+    # without `mesh`, the one the shardings fit (sharding/mesh_fit.py) among those the V3
+    # strings state and these, else the inferred mesh; which and why is what `run` returns
+    # (a MeshChoice).
     meshes: tuple[UserMesh, ...] | None = None
     # torch_xla's compile options: parameters keep their placement, outputs are propagated.
     allow_spmd_sharding_propagation_to_parameters: bool | tuple[bool, ...] = False
@@ -172,11 +176,13 @@ class ImportShardingsPass:
         return plan, choice
 
     def user_mesh(self, shardings: list[HloSharding], count: int | None) -> tuple:
-        """(axes, device order, MeshChoice) to plan with: `mesh` as given, else the mesh of
-        `meshes` the shardings fit (or none, and why), else none."""
-        if self.mesh or not self.meshes:
+        """(axes, device order, MeshChoice) to plan with: `mesh` as given, else the mesh the
+        shardings fit among those their named (V3) strings state and `meshes` (or none, and
+        why), else none."""
+        meshes = candidates(shardings, self.meshes)
+        if self.mesh or not meshes:
             return self.mesh, self.mesh_device_ids, None
-        choice = choose(shardings, self.meshes, count)
+        choice = choose(shardings, meshes, count)
         if choice.mesh is None:
             return None, None, MeshChoice(None, choice.reason())
         return choice.mesh.axes, choice.mesh.ids, MeshChoice(choice.mesh.describe())
@@ -310,8 +316,8 @@ def _insert_meshes(module: ir.Operation, plan: MeshPlan, global_mesh: bool) -> N
 def _import(
     module: ir.Operation, found: list[tuple[Site, HloSharding]], plan: MeshPlan, edits: dict
 ) -> None:
-    """Each site's `sdy.sharding`, made once per distinct (string, value types); arguments and
-    results go into `edits` (the caller saves them)."""
+    """Each site's `sdy.sharding`, made once per distinct (string, value types, stated
+    frontend sharding); arguments and results go into `edits` (the caller saves them)."""
     made: dict = {}
     for site, sharding in found:
         if site.kind == "module":
@@ -320,24 +326,39 @@ def _import(
             continue
         if site.target in MANUAL_BOUNDARIES:
             continue
-        key = (site.kind == "op", site.key)
+        values = edited(edits, site.owner, site.kind) if site.kind != "op" else None
+        stated = _pop_stated(site, values)
+        key = (site.kind == "op", site.key, stated)
         if key not in made:
-            made[key] = ir.Attribute.parse(_sharding_text(site, sharding, plan))
-        if site.kind == "op":
+            made[key] = ir.Attribute.parse(_sharding_text(site, sharding, plan, stated))
+        if values is None:
             site.owner.attributes[SDY_SHARDING] = made[key]
             del site.owner.attributes[SHARDING]
             continue
-        values = edited(edits, site.owner, site.kind)
         values.replace(site.index, SHARDING, SDY_SHARDING, made[key])
         values.changed = True
 
 
-def _sharding_text(site: Site, sharding: HloSharding, plan: MeshPlan) -> str:
-    """The `#sdy.sharding` of an argument or result, the `#sdy.sharding_per_value` of an op."""
+def _pop_stated(site: Site, values) -> str | None:
+    """The `xla.sdy.sharding` frontend attribute beside the site's GSPMD string (Tenstorrent's
+    torch_xla fork: per-dim priorities), taken off the value; None when there is none."""
+    try:
+        if values is None:
+            return pop_stated(site.owner.attributes)
+        if not values.has(site.index, FRONTEND):
+            return None
+        return pop_stated(values.dict(site.index))
+    except ShardyConvertError as e:
+        raise e.located(location=site.location) from None
+
+
+def _sharding_text(site: Site, sharding: HloSharding, plan: MeshPlan, stated: str | None) -> str:
+    """The `#sdy.sharding` of an argument or result, the `#sdy.sharding_per_value` of an op;
+    given what the frontend attribute `stated` says of each dim (`with_stated`)."""
     if site.kind != "op":
         (value_type,) = site.value_types()
         (leaf,) = sharding.leaves()  # one: import_rules.value_types refuses a tuple here
-        return _on_type(site, leaf, value_type, plan).attr()
+        return _stated(site, [_on_type(site, leaf, value_type, plan)], stated)[0].attr()
     types = site.value_types()
     leaves = sharding.leaves() if sharding.kind is Kind.TUPLE else [sharding] * max(len(types), 1)
     if not types and not leaves:
@@ -346,7 +367,22 @@ def _sharding_text(site: Site, sharding: HloSharding, plan: MeshPlan) -> str:
         shardings = [_on_rank(site, leaves[0], 0, plan)]
     else:
         shardings = [_on_type(site, leaf, t, plan) for leaf, t in zip(leaves, types)]
-    return per_value_attr(shardings)
+    return per_value_attr(_stated(site, shardings, stated))
+
+
+def _stated(site: Site, shardings: list[TensorSharding], stated: str | None) -> list:
+    if stated is None:
+        return shardings
+    try:
+        said = stated_shardings(stated)
+        if len(said) != len(shardings):
+            raise ModuleError(
+                f'{STATED} "{clip(stated)}" states {plural(len(said), "sharding")} for '
+                f"{plural(len(shardings), 'value')}"
+            )
+        return [with_stated(ts, s) for ts, s in zip(shardings, said)]
+    except ShardyConvertError as e:
+        raise e.located(location=site.location) from None
 
 
 def _on_type(
@@ -357,6 +393,8 @@ def _on_type(
 
 def _on_rank(site: Site, sharding: HloSharding, rank: int, plan: MeshPlan) -> TensorSharding:
     try:
-        return plan.tensor_sharding(sharding, rank)
+        ts = plan.tensor_sharding(sharding, rank)
+        check_reduction_kinds(ts, f'sharding "{clip(site.text)}"')
     except ShardyConvertError as e:
         raise e.located(location=site.location) from None
+    return ts

@@ -1,5 +1,6 @@
-"""The GSPMD sharding algebra: parse, print, V1 -> V2, semantic equality, Shardy's plain forms,
-meshes and the import rules. Pure Python + numpy, no MLIR, no jax. May use: errors, options.
+"""The GSPMD sharding algebra: parse (`gspmd/`: V1, V2 and named V3 text), print, V1 -> V2,
+semantic equality, named (V3) shardings (`named`), Shardy's plain forms, meshes and the import
+rules. Pure Python + numpy, no MLIR, no jax. May use: errors, options.
 
 >>> s = parse("{devices=[4,2]0,4,1,5,2,6,3,7}")
 >>> str(s.to_v2())
@@ -9,9 +10,9 @@ True
 """
 
 from .canonical import normalize
+from .gspmd import parse
 from .iota import canonical_iota, iota_form
 from .model import HloSharding, Kind, SubgroupType
-from .parser import parse
 from .tiles import Tiles
 
 __all__ = [

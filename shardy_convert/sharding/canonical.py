@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .gspmd import parse
 from .model import HloSharding, Kind, collapsed_kind
-from .parser import parse
 from .tiles import Tiles
 
 

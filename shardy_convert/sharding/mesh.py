@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import ShardingValueError, plural
 from . import HloSharding, Kind, SubgroupType, Tiles
+from .named import on_own_mesh, same_mesh
 from .sdy import AxisRef, DimSharding, Mesh, TensorSharding
 
 MESH_NAME = "mesh"
@@ -211,16 +212,32 @@ class MeshPlan:
 
     def tensor_sharding(self, s: HloSharding, rank: int, name: str = MESH_NAME) -> TensorSharding:
         """`s` on this mesh for a value of the given rank (not for tuples). Cached: a module
-        repeats a few distinct shardings on thousands of values."""
-        return _tensor_sharding(self, s, rank, name)
+        repeats a few distinct shardings on thousands of values. The key holds `s.named`:
+        shardings equal by placement differ in their V3 form (names, open dims)."""
+        return _tensor_sharding(self, s, s.named, rank, name)
 
     def _tensor_sharding(self, s: HloSharding, rank: int, name: str) -> TensorSharding:
+        named = s.named
+        if named is None or named.mesh is None:
+            return self._placed(s, rank, name)
+        if same_mesh(named.mesh, self.mesh.axes, self.order):
+            own = on_own_mesh(named, rank, name)  # its own axes, as written
+            if own is not None:
+                return own
+        placed = self._placed(s, rank, name)
+        if named.dims is None or len(named.dims) != rank:
+            return placed
+        return placed.opened(frozenset(k for k, d in enumerate(named.dims) if not d.is_closed))
+
+    def _placed(self, s: HloSharding, rank: int, name: str) -> TensorSharding:
+        """`s` on this mesh by its placement alone (V1/V2, or V3 on another mesh)."""
         if s.kind is Kind.MAXIMAL:
             return TensorSharding(maximal_mesh_name(s.device))
         if s.kind is Kind.UNKNOWN:
             return TensorSharding(name, (DimSharding(is_closed=False),) * rank)
         if s.kind is Kind.UNREDUCED:
-            return TensorSharding(name, (DimSharding(),) * rank, unreduced=self._all_axes())
+            axes = self._all_axes()
+            return TensorSharding(name, (DimSharding(),) * rank, (), axes, s.unreduced_reduction)
         if s.kind is not Kind.TILED or s.is_replicated:
             return TensorSharding(name, (DimSharding(),) * rank)
         return self._tiled(s, rank, name)
@@ -247,8 +264,8 @@ class MeshPlan:
             )
         by_dim = self._refs_by_tile_dim(s)
         dims = tuple(DimSharding(by_dim[d]) for d in range(rank))
-        unreduced = self._subgroup_refs(s, SubgroupType.UNREDUCED)
-        return TensorSharding(name, dims, unreduced=_mesh_sorted(unreduced, self.spans))
+        unreduced = _mesh_sorted(self._subgroup_refs(s, SubgroupType.UNREDUCED), self.spans)
+        return TensorSharding(name, dims, (), unreduced, s.unreduced_reduction)
 
     def _subgroup_refs(self, s: HloSharding, kind: SubgroupType) -> tuple[AxisRef, ...]:
         by_dim = self._refs_by_tile_dim(s)
@@ -269,7 +286,7 @@ class MeshPlan:
 
 
 @functools.lru_cache(maxsize=4096)
-def _tensor_sharding(plan: MeshPlan, s: HloSharding, rank: int, name: str) -> TensorSharding:
+def _tensor_sharding(plan: MeshPlan, s: HloSharding, _named, rank: int, name: str):
     return plan._tensor_sharding(s, rank, name)
 
 

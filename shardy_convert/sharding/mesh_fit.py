@@ -79,6 +79,28 @@ class Choice:
         return "; ".join(f"{mesh.describe()}: {why}" for mesh, why in self.rejected)
 
 
+def program_meshes(shardings: Iterable[HloSharding]) -> tuple[UserMesh, ...]:
+    """The meshes a module's named (V3) shardings state (their axis names, sizes and device
+    order), each once, in the order they first appear: `mesh['data'=2,'model'=4]` of
+    `{mesh['data'=2,'model'=4], [{'data'}, {}]}`. Several of them follow the rules of several
+    user meshes (`choose`): the one every sharding of the module fits is the module's mesh."""
+    found: dict = {}
+    for s in shardings:
+        for leaf in s.leaves():
+            mesh = leaf.named.mesh if leaf.named is not None else None
+            if mesh is not None and (mesh.axes, mesh.order) not in found:
+                found[mesh.axes, mesh.order] = UserMesh(mesh.axes, mesh.order, f"V3 {mesh}")
+    return tuple(found.values())
+
+
+def candidates(
+    shardings: Iterable[HloSharding], meshes: Sequence[UserMesh] | None
+) -> tuple[UserMesh, ...]:
+    """The meshes to choose from, most preferred first: those the module's V3 shardings state
+    (the module's own word), then the program's (`meshes`: torch_xla Meshes, a mesh file)."""
+    return program_meshes(shardings) + tuple(meshes or ())
+
+
 def misfit(
     shardings: Iterable[HloSharding], mesh: UserMesh, num_devices: int | None = None
 ) -> str | None:

@@ -6,6 +6,7 @@ import enum
 import math
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -45,7 +46,11 @@ class HloSharding:
 
     `==` and `hash` are semantic (placement only): `""`, `{replicated}` and a one-device tiling
     are equal, a V1 list equals its V2 twin, ids inside one replication group are unordered, and
-    metadata and shard groups are ignored.
+    metadata and shard groups are ignored. A named (V3) sharding keeps its own form in `named`
+    (a `named.NamedSharding`: axis names, device order, open dims) and its placement in the other
+    fields, so it equals its V2 twin. `reduction` is how unreduced parts are reduced ("max",
+    "min"; None: the default sum), from V3's `unreduced=max{...}` or V2's
+    `metadata={op_type="sdy::reduction_op" op_name="MAX"}`; it is part of the placement.
     """
 
     kind: Kind
@@ -55,6 +60,8 @@ class HloSharding:
     elements: tuple[HloSharding, ...] = ()
     shard_group: tuple[str, int] | None = None
     metadata: str | None = None
+    named: Any = None
+    reduction: str | None = None
 
     def __post_init__(self):
         _check_fields(self)
@@ -71,6 +78,8 @@ class HloSharding:
             elements=elements,
             shard_group=shard_group,
             metadata=None,
+            named=None,
+            reduction=None,
         )
         return sharding
 
@@ -117,6 +126,8 @@ class HloSharding:
 
     @cached_property
     def _v2(self) -> HloSharding:
+        if self.named is not None:  # its placement: V1 where it lists device_ids, else V2
+            return replace(self, named=None, metadata=reduction_metadata(self)).to_v2()
         if self.kind is Kind.TUPLE:
             elements = tuple(e.to_v2() for e in self.elements)
             changed = any(a is not b for a, b in zip(elements, self.elements))
@@ -140,11 +151,11 @@ class HloSharding:
         if self.kind is Kind.TUPLE:
             return replace(self, elements=tuple(e.relabel(order) for e in self.elements))
         if self.kind is not Kind.TILED:
-            return self
+            return self.to_v2()
         position = _inverse_order(order, self.tiles.num_devices)
         grid = position[self.tiles.array()]
         tiles = Tiles._trusted(self.tiles.dims, devices=grid.ravel().tolist(), array=grid)
-        return replace(self, tiles=tiles).to_v2()
+        return replace(self.to_v2(), tiles=tiles).to_v2()
 
     # --- semantic equality --------------------------------------------------------------------
 
@@ -162,6 +173,20 @@ class HloSharding:
     def _key(self) -> tuple:
         if self.kind is Kind.TUPLE:
             return (Kind.TUPLE, tuple(e._key for e in self.elements))
+        reduction = self.unreduced_reduction
+        return self._placement_key if reduction is None else (*self._placement_key, reduction)
+
+    @property
+    def unreduced_reduction(self) -> str | None:
+        """How this sharding's unreduced parts are reduced when that is not a sum; None when it
+        is a sum or there are none (then `reduction` says nothing about the data)."""
+        if self.reduction is None or self.reduction == "sum":
+            return None
+        unreduced = self.kind is Kind.UNREDUCED or SubgroupType.UNREDUCED in self.subgroups
+        return self.reduction if unreduced and not self.is_replicated else None
+
+    @cached_property
+    def _placement_key(self) -> tuple:
         if self.is_replicated:
             return (Kind.REPLICATED,)
         if self.kind is Kind.MAXIMAL:
@@ -188,8 +213,10 @@ class HloSharding:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, HloSharding):
             return NotImplemented
-        if self is other or _same_v2(self, other):
+        if self is other:
             return True
+        if _same_v2(self, other):
+            return self.unreduced_reduction == other.unreduced_reduction
         return self._key == other._key
 
     def __hash__(self) -> int:
@@ -207,6 +234,9 @@ class HloSharding:
     def _text(self) -> str:
         if self.kind is Kind.TUPLE:
             return _tuple_text(self.elements)
+        if self.named is not None:  # V3: `, metadata=...` after the body
+            extra = "" if self.metadata is None else f", metadata={self.metadata}"
+            return "{" + str(self.named) + extra + "}"
         return "{" + _body_text(self) + _suffix_text(self) + "}"
 
 
@@ -251,6 +281,10 @@ def _check_fields(s: HloSharding) -> None:
         raise ShardingValueError("subgroup types need as many trailing tile dims")
     if s.elements and s.kind is not Kind.TUPLE:
         raise ShardingValueError("only a tuple sharding has elements")
+    if s.named is not None and s.kind is Kind.TUPLE:
+        raise ShardingValueError("a tuple sharding has no named form of its own")
+    if s.reduction is not None and s.reduction not in ("sum", "max", "min"):
+        raise ShardingValueError(f"unknown reduction {s.reduction!r}: sum, max or min")
 
 
 def _groups_ascending(tiles: Tiles, subgroups: tuple[SubgroupType, ...]) -> bool:
@@ -319,3 +353,19 @@ def _suffix_text(s: HloSharding) -> str:
     if s.metadata is not None:
         text += f" metadata={s.metadata}"
     return text
+
+
+REDUCTION_OP_TYPE = "sdy::reduction_op"
+
+
+def reduction_metadata(s: HloSharding) -> str | None:
+    """`s.metadata` with XLA's V2 spelling of a max/min reduction added (what XLA's V3ToV2
+    writes: an OpMetadata entry `{op_type="sdy::reduction_op" op_name="MAX"}`)."""
+    if s.reduction in (None, "sum") or (s.metadata and REDUCTION_OP_TYPE in s.metadata):
+        return s.metadata
+    entry = f'{{op_type="{REDUCTION_OP_TYPE}" op_name="{s.reduction.upper()}"}}'
+    if not s.metadata or s.metadata == "{}":
+        return entry
+    if s.metadata.startswith("{{"):
+        return s.metadata[:-1] + ", " + entry + "}"
+    return "{" + s.metadata + ", " + entry + "}"

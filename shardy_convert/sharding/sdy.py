@@ -8,7 +8,9 @@ product of the MORE MAJOR part of axis `a`. On `"a"=6` with q the position in me
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from ..errors import ShardingValueError, plural
 
 
 @dataclass(frozen=True)
@@ -27,34 +29,47 @@ class AxisRef:
 
 @dataclass(frozen=True)
 class DimSharding:
-    """The axes one tensor dim is split over, major first; open dims may take more axes."""
+    """The axes one tensor dim is split over, major first; open dims may take more axes.
+    `priority` (`{"x"}p1`: lower goes first) orders Shardy's propagation of user shardings."""
 
     axes: tuple[AxisRef, ...] = ()
     is_closed: bool = True
+    priority: int | None = None
 
     def __str__(self) -> str:
         inner = ", ".join(str(a) for a in self.axes)
         if self.is_closed:
-            return f"{{{inner}}}"
-        return f"{{{inner}, ?}}" if inner else "{?}"
+            text = f"{{{inner}}}"
+        else:
+            text = f"{{{inner}, ?}}" if inner else "{?}"
+        return text if self.priority is None else f"{text}p{self.priority}"
 
 
 @dataclass(frozen=True)
 class TensorSharding:
-    """`<@mesh, [dims], replicated={...}, unreduced={...}>`, the body of `#sdy.sharding`."""
+    """`<@mesh, [dims], replicated={...}, unreduced={...}>`, the body of `#sdy.sharding`.
+    `reduction` ("max", "min"; None: the default sum) is how the unreduced axes are reduced,
+    printed `unreduced=max{...}` (Shardy's reduction kinds, 2026-07)."""
 
     mesh: str
     dims: tuple[DimSharding, ...] = ()
     replicated: tuple[AxisRef, ...] = ()
     unreduced: tuple[AxisRef, ...] = ()
+    reduction: str | None = None
 
     def __str__(self) -> str:
         text = f"<@{self.mesh}, [{', '.join(str(d) for d in self.dims)}]"
         if self.replicated:
             text += f", replicated={{{', '.join(str(a) for a in self.replicated)}}}"
         if self.unreduced:
-            text += f", unreduced={{{', '.join(str(a) for a in self.unreduced)}}}"
+            op = self.reduction if self.reduction not in (None, "sum") else ""
+            text += f", unreduced={op}{{{', '.join(str(a) for a in self.unreduced)}}}"
         return text + ">"
+
+    @property
+    def reduction_kind(self) -> str | None:
+        """The reduction Shardy must be told (max, min), None for a sum or no unreduced axes."""
+        return self.reduction if self.unreduced and self.reduction not in (None, "sum") else None
 
     def attr(self) -> str:
         """The `#sdy.sharding<...>` attribute text."""
@@ -63,10 +78,32 @@ class TensorSharding:
     def opened(self, dims: tuple[int, ...] | frozenset[int]) -> TensorSharding:
         """The same sharding with the given dims open (`@Sharding` `unspecified_dims`)."""
         new = tuple(
-            DimSharding(d.axes, is_closed=False) if i in dims else d
-            for i, d in enumerate(self.dims)
+            replace(d, is_closed=False) if i in dims else d for i, d in enumerate(self.dims)
         )
-        return TensorSharding(self.mesh, new, self.replicated, self.unreduced)
+        return replace(self, dims=new)
+
+
+def with_stated(ts: TensorSharding, stated: TensorSharding) -> TensorSharding:
+    """`ts` given what `stated` (a Shardy sharding written beside the GSPMD string, on
+    placeholder axes maybe) says of each dim that no GSPMD string can: its priority, and that
+    it is open. Axes come from the GSPMD string, which is the placement.
+
+    `<@mesh, [{"_axis_0"}, {}]>` with `<@mesh, [{"mesh_idx_0"}p0, {?}p1]>` stated:
+    `<@mesh, [{"_axis_0"}p0, {?}p1]>`. A closed dim on no axis keeps no priority (Shardy
+    refuses one there: nothing on it to propagate): with `[{}p0, {}p1]` stated, `[{"_axis_0"}p0,
+    {}]`.
+    """
+    if len(stated.dims) != len(ts.dims):
+        raise ShardingValueError(
+            f"the Shardy sharding stated beside it, {stated.attr()}, has "
+            f"{plural(len(stated.dims), 'dim')} but the value has rank {len(ts.dims)}"
+        )
+    dims = []
+    for d, s in zip(ts.dims, stated.dims):
+        closed = d.is_closed and s.is_closed
+        priority = None if closed and not d.axes else s.priority
+        dims.append(replace(d, is_closed=closed, priority=priority))
+    return replace(ts, dims=tuple(dims))
 
 
 def per_value_attr(shardings: list[TensorSharding]) -> str:

@@ -50,7 +50,7 @@ def subgroup(tiles: Tiles, types: tuple[SubgroupType, ...]) -> HloSharding:
             perm += by_type[t]
             merged_shape.append(math.prod(tiles.dims[d] for d in by_type[t]))
             merged_types.append(t)
-    merged = _transpose(tiles, perm + removed, tuple(merged_shape))
+    merged = transpose(tiles, perm + removed, tuple(merged_shape))
     return _create(merged, tuple(merged_types))
 
 
@@ -67,7 +67,7 @@ def _dims_by_type(dims, types, data_rank) -> tuple[dict[SubgroupType, list[int]]
     return by_type, removed
 
 
-def _transpose(tiles: Tiles, perm: list[int], new_dims: tuple[int, ...]) -> Tiles:
+def transpose(tiles: Tiles, perm: list[int], new_dims: tuple[int, ...]) -> Tiles:
     """Tile dims transposed by `perm` then reshaped to `new_dims`; stays V2 where XLA does."""
     if tiles.is_iota:
         moved = transpose_iota(tiles.dims, tiles.reshape, tiles.perm, perm)

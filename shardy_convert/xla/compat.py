@@ -130,6 +130,14 @@ def hlo_sharding_module() -> ModuleType:
         return jax_extension()
 
 
+def xla_reads_every_named_sharding() -> bool:
+    """Whether this jaxlib's XLA reads every named (V3) sharding of HLO text and protos:
+    jaxlib 0.12 does (`HloSharding.reduction_op`); 0.10.2 reads V3 but neither reduction
+    kinds nor `single_device[...]`, and drops a proto's reduction; 0.7.1 reads no V3 text and
+    reads a proto's named sharding as replicated."""
+    return hasattr(hlo_sharding_module().HloSharding, "reduction_op")
+
+
 def hlo_module_from_proto(data: bytes) -> Any:
     """jaxlib's `HloModule` from a serialized `HloModuleProto`."""
     hlo = getattr(xla_client(), "hlo", None)

@@ -4,6 +4,7 @@
 import os
 
 import lit.formats
+from jaxlib.mlir._mlir_libs import _sdy
 
 config.name = "shardy-convert"
 config.test_format = lit.formats.ShTest()
@@ -20,3 +21,8 @@ for var in ("XLA_FLAGS", "HOME", "PYTHONPATH"):
 config.substitutions.append(
     ("%testdata", os.path.join(config.test_source_root, "..", "..", "testdata"))
 )
+
+# Shardy's reduction kinds (`unreduced=max{...}`) are in newer jaxlibs only (compat.py,
+# has_reduction_kinds): a file checks each jaxlib's answer with `%if sdy-reduction-kinds %{ %}`.
+if hasattr(_sdy.TensorShardingAttr, "reduction_op"):
+    config.available_features.add("sdy-reduction-kinds")

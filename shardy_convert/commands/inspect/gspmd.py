@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...errors import ShardyConvertError
+from ...errors import ModuleError, ShardyConvertError
 from ...ir.bindings import ir
+from ...ir.frontend_shardings import STATED, stated_at, stated_shardings
 from ...ir.walker import Site, call_target, func_name, funcs, num_partitions, sites
 from ...passes.import_custom_calls import unspecified_dims
 from ...sharding import HloSharding, Kind, import_rules
 from ...sharding.mesh import MESH_NAME, MeshPlan, maximal_mesh_name, plan_mesh
-from ...sharding.mesh_fit import choose
-from ...sharding.sdy import Mesh
+from ...sharding.mesh_fit import candidates, choose
+from ...sharding.sdy import Mesh, TensorSharding, with_stated
 from .audit import device_order, rule_findings
 from .reader import Reader, op_label, type_info, v2_text
 from .report import Finding, Value
@@ -70,11 +71,13 @@ class GspmdReader(Reader):
         return plan
 
     def _user_mesh(self, shardings: list[HloSharding], count: int | None) -> tuple:
-        """(axes, device order) of the program's mesh the shardings fit, as convert picks it
-        (import-shardings); (None, None) when there are none or none fits (a finding)."""
-        if not self.meshes:
+        """(axes, device order) of the program's mesh the shardings fit (those its V3 strings
+        state, then a mesh file's), as convert picks it (import-shardings); (None, None) when
+        there are none or none fits (a finding)."""
+        meshes = candidates(shardings, self.meshes)
+        if not meshes:
             return None, None
-        choice = choose(shardings, self.meshes, count)
+        choice = choose(shardings, meshes, count)
         if choice.mesh is None:
             self.finding(
                 "warning",
@@ -137,7 +140,7 @@ class GspmdReader(Reader):
             mesh=self.result.meshes[0][1] if self.result.meshes else None,
         )
         value.shard = shard_info(leaf, shape, value.num_devices)
-        value.sdy = self._sdy(site, leaf, value)
+        value.sdy = self._sdy(site, leaf, value, k)
         return value
 
     def _site_location(self, site: Site) -> str | None:
@@ -147,14 +150,14 @@ class GspmdReader(Reader):
             return None
         return self.location(site.owner.location)
 
-    def _sdy(self, site: Site, leaf: HloSharding, value: Value) -> str | None:
+    def _sdy(self, site: Site, leaf: HloSharding, value: Value, k: int) -> str | None:
         if self.plan is None or leaf.kind is Kind.TUPLE:
             return None
         rank = _rank(leaf, value.shape)
         if leaf.kind is Kind.TILED and not leaf.is_replicated and len(leaf.data_dims) != rank:
             return None  # reported as rank-mismatch
         try:
-            ts = self.plan.tensor_sharding(leaf, rank)
+            ts = _with_stated(site, k, self.plan.tensor_sharding(leaf, rank))
             manual = self.plan.manual_axes(leaf)
         except ShardyConvertError as e:
             self.finding("error", "no-sdy-form", e.message, value)
@@ -172,6 +175,18 @@ class GspmdReader(Reader):
         found = device_order(value, self.plan)
         if found is not None:
             self.finding("warning", *found, value)
+
+
+def _with_stated(site: Site, k: int, ts: TensorSharding) -> TensorSharding:
+    """`ts` with the priorities and open dims of the `xla.sdy.sharding` frontend attribute
+    beside the GSPMD string (Tenstorrent's fork), as import-shardings gives them."""
+    stated = stated_at(site.owner, site.kind, site.index)
+    if stated is None:
+        return ts
+    said = stated_shardings(stated)
+    if k >= len(said):
+        raise ModuleError(f'{STATED} "{stated}" states no sharding for value {k} here')
+    return with_stated(ts, said[k])
 
 
 def _main_returned_producers(module: ir.Operation) -> Iterator[tuple[int, ir.Operation, object]]:

@@ -9,9 +9,9 @@ import re
 
 import numpy as np
 
-from ..options import MAX_DEVICES
-from .parser_lexer import INT, Cursor, int_list
-from .tiles import MAX_RANK
+from ...options import MAX_DEVICES
+from ..tiles import MAX_RANK
+from .lexer import INT, Cursor, int_list
 
 # A run of integers separated by commas: the bulk of a V1 device list, matched in one go.
 _INT_RUN = re.compile(r"-?[0-9]+(?:[ \t\r\n]*,[ \t\r\n]*-?[0-9]+)*(?![A-Za-z0-9_])")

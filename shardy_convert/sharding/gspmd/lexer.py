@@ -1,18 +1,20 @@
 """The tokens of XLA's HloSharding text (`hlo_lexer.cc`) and a cursor over them for the
-parser (`parser.py`): whitespace and comments skipped, integers read as int64, errors that
-quote the text and point at the column."""
+parsers (`v1_v2.py`, `v3.py`): whitespace and comments skipped, integers read as int64, quoted
+axis names, errors that quote the text and point at the column."""
 
 from __future__ import annotations
 
 import re
 
-from ..errors import ShardingSyntaxError, ShardingValueError, clip
-from .model import Kind
+from ...errors import ShardingSyntaxError, ShardingValueError, clip
+from ..model import Kind
 
 # XLA's lexer skips whitespace, `/* ... */` and `// ...` comments between tokens.
 SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
 INT = re.compile(r"-?[0-9]+(?![A-Za-z0-9_])")
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A V3 axis name: single or double quotes (XLA reads both, prints single), no escapes.
+QUOTED = re.compile(r"'([^'\\\n]*)'|\"([^\"\\\n]*)\"")
 
 # The keywords that name a sharding's kind.
 KINDS = {
@@ -63,6 +65,16 @@ class Cursor:
             raise self.error(f"{m.group()} does not fit in 64 bits")
         self.pos = m.end()
         return value
+
+    def quoted(self, what: str) -> str:
+        """A quoted name (`'data'` or `"data"`), without its quotes."""
+        m = QUOTED.match(self.text, self.skip())
+        if m is None:
+            if self.text.startswith(("'", '"'), self.pos):
+                raise self.error(f"{what} must not hold quotes, backslashes or line breaks")
+            raise self.error(f"expected {what} in quotes, like 'data'")
+        self.pos = m.end()
+        return m.group(1) if m.group(1) is not None else m.group(2)
 
     def word(self) -> str | None:
         m = WORD.match(self.text, self.skip())

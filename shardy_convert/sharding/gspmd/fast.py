@@ -9,11 +9,11 @@ import re
 
 import numpy as np
 
-from .iota import canonical_iota, is_permutation
-from .model import HloSharding, Kind, SubgroupType
-from .parser_lexer import KINDS
-from .tiles import MAX_MATERIALIZED, MAX_RANK, Tiles
-from .xla_rules import subgroup
+from ..iota import canonical_iota, is_permutation
+from ..model import HloSharding, Kind, SubgroupType
+from ..tiles import MAX_MATERIALIZED, MAX_RANK, Tiles
+from ..xla_rules import subgroup
+from .lexer import KINDS
 
 _FAST = re.compile(
     r"\{devices=\[([0-9,]+)\](?:<=\[([0-9,]+)\](?:T\(([0-9,]+)\))?|([0-9,]+))"
