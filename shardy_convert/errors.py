@@ -226,6 +226,12 @@ class NoShardyFormError(ModuleError):
     passthrough_aborts = False
 
 
+class NoCommonMeshError(ShardingValueError, NoShardyFormError):
+    """Tiled shardings that are no views of one device mesh (two V1 lists whose device orders
+    no one mesh order makes iota, e.g. two devices swapped in one list): valid GSPMD, which
+    XLA compiles, but no module on one Shardy mesh, the only form the converter writes."""
+
+
 class ManualInputError(NoShardyFormError):
     """A `{manual}` value as an argument of the program: torch_xla's ReplicateShardedData
     graph, made when the program reads a live manual tensor back (`.cpu()`, printing it). No

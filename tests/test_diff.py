@@ -329,7 +329,8 @@ def test_one_changed_argument_placement_is_located():
     result = compare(text, changed, ("a.mlir", "b.mlir"))
     assert [str(d) for d in result.differences] == [
         "a.mlir:2:221: arg 2 of @main: {devices=[4,2]<=[2,4]T(1,0)} vs {devices=[4,2]<=[8]} "
-        "(B: b.mlir:2:221)"
+        "(B: b.mlir:2:221): devices differ at 6 of 8 tiles: tile [0,1] on 4 vs 1, tile [1,0] on "
+        "1 vs 2, tile [1,1] on 5 vs 3, tile [2,0] on 2 vs 4, ..."
     ]
 
 

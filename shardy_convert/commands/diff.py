@@ -18,10 +18,12 @@ Constants are compared by value where they are used, not by position, and both s
 through VHLO (which drops attributes at their default values), so a portable artifact, whose
 Shardy arrives in its `xla.sdy.*` round-trip form (read back first), equals its original.
 When a GSPMD side has no Shardy form (NoShardyFormError: a `{manual}` value returned from
-main), both sides are compared as GSPMD instead, without the round trip; any other error is
-an error. Open dims on func arguments and results
-and dim priorities have no GSPMD spelling (XLA's export drops them too), so they are not
-compared.
+main; tiled shardings that are no views of one device mesh, such as a V1 list with two devices
+swapped, which GSPMD compiles), both sides are compared as GSPMD instead, without the round
+trip: each placement by the devices that hold each tile (`HloSharding` equality; a difference
+names the tiles on other devices, sharding/placement.py); any other error is an error. Open
+dims on func arguments and results and dim priorities have no GSPMD spelling (XLA's export
+drops them too), so they are not compared.
 
 Calls are structure: JAX's GSPMD lowering of a shard_map calls `@shmap_body`, its Shardy
 lowering inlines the body, so those twins differ unless `inline=True` (`diff --inline`)
@@ -32,16 +34,25 @@ The comparable form (placements and structure) is `comparable`; this module comp
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field, replace
 
-from ..errors import NoShardyFormError, ShardyConvertError, ShardyConvertWarning, clip, place
+from ..errors import (
+    NoShardyFormError,
+    ShardyConvertError,
+    ShardyConvertWarning,
+    clip,
+    place,
+    plural,
+)
 from ..formats import dump
 from ..ir.bindings import ir
 from ..ir.parse import new_context, print_module
 from ..ir.walker import transform_shardings
 from ..sharding.canonical import canonical
-from .comparable import How, Op, View, canonical_backend_configs, comparable, view
+from ..sharding.placement import moved_tiles
+from .comparable import How, Op, Placement, View, canonical_backend_configs, comparable, view
 
 # --- results --------------------------------------------------------------------------------
 
@@ -59,12 +70,14 @@ class Difference:
     graph: int | None = None
     other_file: str | None = None
     other_graph: int | None = None
+    detail: str | None = None  # the evidence: for a placement, the tiles on other devices
 
     def __str__(self) -> str:
         where = place(self.file, self.graph, self.location)
         text = f"{where + ': ' if where else ''}{self.what}: {self.a} vs {self.b}"
         other = place(self.other_file, self.other_graph, self.other)
-        return f"{text} (B: {other})" if other and self.other else text
+        text = f"{text} (B: {other})" if other and self.other else text
+        return f"{text}: {self.detail}" if self.detail else text
 
 
 @dataclass
@@ -135,7 +148,10 @@ def diff_modules(
         try:
             views = [_side(m, ctx, name, how) for m, name in zip((a, b), names)]
         except NoShardyFormError as e:
-            result.notes.append(f"{e.file}: no Shardy form ({e.message}): compared as GSPMD")
+            result.notes.append(
+                f"{e.file}: no Shardy form ({clip(e.message, 160)}): compared as GSPMD, by the "
+                "devices that hold each tile"
+            )
             how = replace(how, convert=False)
             views = [_side(m, ctx, name, how) for m, name in zip((a, b), names)]
         _compare(views[0], views[1], result)
@@ -243,12 +259,28 @@ def _compare_placements(a: View, b: View, broken: set[str], result: Comparison) 
         if q is None:
             result.differences.append(Difference(p.what, str(p), "no sharding", p.location))
         elif not p.same(q):
-            result.differences.append(Difference(p.what, str(p), str(q), p.location, q.location))
+            found = Difference(p.what, str(p), str(q), p.location, q.location)
+            found.detail = _moved(p, q)
+            result.differences.append(found)
         else:
             result.placements += 1
     for q in b.placements:
         if q.key not in seen and not (q.key[1] == "op" and q.key[0] in broken):
             result.differences.append(Difference(q.what, "no sharding", str(q), None, q.location))
+
+
+_SHOWN_TILES = 4
+
+
+def _moved(p: Placement, q: Placement) -> str | None:
+    """Which tiles two placements of one tiling put on other devices (sharding/placement.py):
+    `devices differ at 2 of 8 tiles: tile [0,1] on 1 vs 2, tile [0,2] on 2 vs 1`."""
+    moved = moved_tiles(p.sharding, q.sharding)
+    if not moved:
+        return None
+    tiles = math.prod(p.sharding.data_dims)
+    shown = ", ".join(map(str, moved[:_SHOWN_TILES])) + (", ..." * (len(moved) > _SHOWN_TILES))
+    return f"devices differ at {len(moved)} of {plural(tiles, 'tile')}: {shown}"
 
 
 # --- inputs: modules and dumps --------------------------------------------------------------

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ShardingValueError, plural
+from ..errors import NoCommonMeshError, ShardingValueError, plural
 from . import HloSharding, Kind, SubgroupType, Tiles
 from .named import on_own_mesh, same_mesh
 from .sdy import AxisRef, DimSharding, Mesh, TensorSharding
@@ -161,7 +161,7 @@ def merge_refs(refs: Sequence[AxisRef], sizes: dict[str, int]) -> tuple[AxisRef,
 def find_device_order(tiled: Sequence[HloSharding], n: int) -> tuple[int, ...] | None:
     """A mesh order in which every tiled sharding has an iota form with a local mesh.
 
-    None when the identity order already works; ShardingValueError when no order does.
+    None when the identity order already works; NoCommonMeshError when no order does.
     Otherwise devices are sorted by their tile coordinates in each sharding (data dims
     only: ids inside a replication group carry no order), the first sharding most
     significant. For a torch_xla mesh (2,4) with device_ids=[7,6,...,0] and a sharding
@@ -181,7 +181,7 @@ def find_device_order(tiled: Sequence[HloSharding], n: int) -> tuple[int, ...] |
     # np.lexsort sorts by the last key first; device id breaks the remaining ties.
     order = tuple(int(d) for d in np.lexsort([np.arange(n), *keys[::-1]]))
     if not all(_has_local_mesh(s.relabel(order)) for s in tiled):
-        raise ShardingValueError(
+        raise NoCommonMeshError(
             "the shardings of this module are not views of one device mesh: "
             + ", ".join(f'"{s}"' for s in tiled[:4])
         )

@@ -18,3 +18,16 @@
 // CALL-DAG: note: if one side calls a function the other inlines
 // RUN: shardy-convert diff --inline %testdata/jax/shard_map_full.gspmd.mlir %testdata/jax/shard_map_full.shardy.mlir | filecheck %s --check-prefix=INLINED
 // INLINED: EQUAL: 9 placements compared
+
+// Two devices swapped in one V1 list (GSPMD compiles it): the module's shardings are no views
+// of one device mesh any more, so it has no Shardy form; it is compared as GSPMD, by the
+// devices that hold each tile: a located difference (exit 1) naming the tiles that moved.
+// RUN: sed -e '2s/\[2,4\]0,1,2,3,4,5,6,7}"}/[2,4]0,2,1,3,4,5,6,7}"}/' %testdata/torch_xla/matmul_2x4.mlir > %t.swapped.mlir
+// RUN: not shardy-convert diff %testdata/torch_xla/matmul_2x4.mlir %t.swapped.mlir 2>&1 | filecheck %s --check-prefix=SWAPPED
+// SWAPPED-DAG: note: {{.*}}.swapped.mlir: no Shardy form (the shardings of this module are not views of one device mesh{{.*}}): compared as GSPMD, by the devices that hold each tile
+// SWAPPED-DAG: matmul_2x4.mlir:2:297: arg 3 of @main: {devices=[2,4]<=[8]} vs {devices=[2,4]0,2,1,3,4,5,6,7} (B: {{.*}}.swapped.mlir:2:297): devices differ at 2 of 8 tiles: tile [0,1] on 1 vs 2, tile [0,2] on 2 vs 1
+// SWAPPED-DAG: DIFFERENT: 1 difference
+// The same swap inside one replication group moves no tile:
+// RUN: sed -e '2s/\[2,1,4\]0,1,2,3,4,5,6,7 /[2,1,4]1,0,2,3,4,5,6,7 /' %testdata/torch_xla/matmul_2x4.mlir > %t.group.mlir
+// RUN: shardy-convert diff %testdata/torch_xla/matmul_2x4.mlir %t.group.mlir | filecheck %s --check-prefix=GROUP
+// GROUP: EQUAL: 5 placements compared
