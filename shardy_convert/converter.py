@@ -14,6 +14,7 @@ from .errors import (
     ShardyConvertNote,
     ShardyConvertWarning,
     check_choice,
+    in_file,
 )
 from .formats import hlo
 from .formats import meshes as mesh_file
@@ -83,6 +84,7 @@ def convert(
     strict: bool = False,
     match_gspmd_boundary: bool = False,
     boundary_cache: str | os.PathLike | bool | None = None,
+    filename: str | None = None,
 ) -> str | bytes:
     """Converts a GSPMD module (MLIR text, bytecode or portable artifact; or XLA's HLO text or
     module proto, `formats.hlo`, which comes back as MLIR text by default) to Shardy.
@@ -130,6 +132,8 @@ def convert(
         propagation, with a ShardyConvertWarning.
     boundary_cache: also keep GSPMD's choices in this directory across processes (True:
         the user cache dir, `~/.cache/shardy-convert/gspmd-boundary`).
+    filename: the module's file name, for messages: `str(e)` reads `model.mlir:1:17: arg 0
+        of @main: ...` (`e.file`), as the command line prints it; so do warnings.
 
     Raises ShardyConvertError (located) on bad input; never returns a half-converted module.
     A module that already carries Shardy (natively, or in the round-trip form of a portable
@@ -154,7 +158,7 @@ def convert(
         imported=imported,
         validate=validate,
     )
-    return _convert(module, request)
+    return in_file(filename, lambda: _convert(module, request))
 
 
 def _convert(module: str | bytes, request: ConvertRequest) -> str | bytes:

@@ -7,10 +7,13 @@ what was expected and where; the CLI prints them as ``FILE[:graph N]:LOC: error:
 from __future__ import annotations
 
 import traceback
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
 _L = TypeVar("_L", bound="Located")
+T = TypeVar("T")
 
 
 def place(file: str | None = None, graph: int | None = None, location: str | None = None) -> str:
@@ -135,6 +138,12 @@ def check_choice(
         raise error(f"{name} must be one of {', '.join(choices)}, not {value!r}")
 
 
+class MissingDependencyError(ShardyConvertError, ImportError):
+    """An entry point needs a package this Python cannot import (`use_plugin` without
+    torch_xla): the message says what to install. Also an ImportError, what Python callers
+    catch for a missing package."""
+
+
 class InternalError(ShardyConvertError):
     """A bug of ours (or of jaxlib's) met on one input, for the commands that go on with the
     other inputs; the exception is its `__cause__`."""
@@ -207,6 +216,30 @@ class DeviceCountWarning(ShardyConvertWarning):
 def naming_flag(warning: Warning, option: str) -> Warning:
     """`warning`, naming `option` if it is a DeviceCountWarning: how each command prints it."""
     return warning.naming(option) if isinstance(warning, DeviceCountWarning) else warning
+
+
+def in_file(filename: str | None, work: Callable[[], T]) -> T:
+    """`work()`, its ShardyConvertError and ShardyConvertWarnings located in `filename` (what
+    the library's `filename=` does): the warnings are caught, then warned again, each once,
+    to the caller's own filters. No file named: `work()` as it is."""
+    if filename is None:
+        return work()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            return work()
+    except ShardyConvertError as e:
+        raise e.located(file=filename) from None
+    finally:
+        _warn_again(caught, filename)  # after the catching ended: to the caller's filters
+
+
+def _warn_again(caught: list[warnings.WarningMessage], filename: str) -> None:
+    for w in caught:
+        message = w.message
+        if isinstance(message, ShardyConvertWarning):
+            message = message.located(file=filename)
+        warnings.warn(message, w.category, stacklevel=4)
 
 
 class ShardyConvertNote(ShardyConvertWarning):

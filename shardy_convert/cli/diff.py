@@ -14,11 +14,12 @@ import click
 
 from ..commands.batch import read_input
 from ..errors import UsageError, describe, plural
+from .params import InputPath
 
 
 @click.command("diff")
-@click.argument("a", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.argument("b", required=False, type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.argument("a", type=InputPath(dir_okay=False))
+@click.argument("b", required=False, type=InputPath(dir_okay=False))
 @click.option("--normalize", is_flag=True, help="Print the canonical form of A (golden files).")
 @click.option("--inline", is_flag=True, help="Inline func.call first (JAX's @shmap_body).")
 def diff(a, b, normalize, inline) -> None:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import click
 
 from ..errors import describe
-from .params import Failed, mesh_option, num_devices_option
+from .params import Failed, InputPath, mesh_option, num_devices_option
 
 
 @click.command()
-@click.argument("input", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.argument("input", type=InputPath(dir_okay=False))
 @click.option(
     "-p",
     "--passes",

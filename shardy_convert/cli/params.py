@@ -4,6 +4,8 @@ reported before any input is read), and `Failed`, the exit 1 after the errors we
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from ..errors import ShardyConvertError
@@ -90,11 +92,47 @@ class MeshFile(click.ParamType):
             self.fail(f"{e.file}: {e.message}" if e.file else e.message, param, ctx)
 
 
+class InputPath(click.Path):
+    """An input that must exist (click's Path); where it does not but torch_xla's numbered
+    file is there (XLA_SAVE_TENSORS_FILE=run.dump writes run.dump.0, one file per process),
+    the usage error names it."""
+
+    def __init__(self, **kwargs):
+        super().__init__(exists=True, allow_dash=True, **kwargs)
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value != "-" and not os.path.lexists(value):
+            numbered = process_files(value)
+            if numbered:
+                more = f"; also {', '.join(numbered[1:4])}" if len(numbered) > 1 else ""
+                self.fail(
+                    f"{value} does not exist; did you mean {numbered[0]} (torch_xla adds the "
+                    f"process index{more})?",
+                    param,
+                    ctx,
+                )
+        return super().convert(value, param, ctx)
+
+
+def process_files(name: str) -> list[str]:
+    """The files torch_xla writes for XLA_SAVE_TENSORS_FILE=`name`: `name.0`, `name.1`, ...
+    (one per process), by process index."""
+    folder, base = os.path.split(name)
+    try:
+        entries = os.listdir(folder or ".")
+    except OSError:
+        return []
+    indexes = []
+    for entry in entries:
+        head, dot, index = entry.rpartition(".")
+        if head == base and dot and index.isascii() and index.isdigit():
+            indexes.append(int(index))
+    return [f"{name}.{k}" for k in sorted(indexes)]
+
+
 def inputs_argument(f):
     """`INPUTS...`: files, directories or `-` (stdin), at least one, each existing."""
-    return click.argument(
-        "inputs", nargs=-1, required=True, type=click.Path(exists=True, allow_dash=True)
-    )(f)
+    return click.argument("inputs", nargs=-1, required=True, type=InputPath())(f)
 
 
 def mesh_file_option(f):

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import MissingDependencyError, UsageError
 from .settings import ENV, Settings
 
 _installed: tuple[Settings, Any] | None = None
@@ -99,9 +99,19 @@ def register(settings: Settings, library: str):
         raise
 
 
+# What to install for the torch_xla entry points (torch_xla 2.9 is what they are built on).
+INSTALL_TORCH_XLA = "pip install torch==2.9.0 torch-xla==2.9.0"
+
+
 def _register(name: str, library: str, options: dict):
-    import torch_xla
-    from torch_xla.experimental import plugins
+    try:
+        import torch_xla
+        from torch_xla.experimental import plugins
+    except ImportError as e:  # installed, but it does not import (torch missing, a mismatch)
+        raise MissingDependencyError(
+            f"use_plugin cannot import torch_xla ({type(e).__name__}: {e}); it needs torch and "
+            f"torch_xla 2.9 ({INSTALL_TORCH_XLA})"
+        ) from e
 
     class _Wrapped(plugins.DevicePlugin):
         def library_path(self) -> str:

@@ -18,11 +18,13 @@ imports the converter up front, so the first compile does not pay for it.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..errors import ShardyConvertError, UsageError
+from ..errors import MissingDependencyError, ShardyConvertError, UsageError
 from ..formats import meshes as mesh_file
 from ..ir.interrupts import sigint_outside_imports
 from . import mesh_recorder, plugin_library, registration, wrapper
@@ -120,6 +122,7 @@ def use_plugin(
         **({} if dump_dir is None else {"dump_dir": dump_dir}),  # default: the environment's
     )
     settings = replace(settings, plugin=_check_plugin(library_path))  # the settings first
+    require_torch_xla("use_plugin")  # then what the environment lacks, before any change
     return registration.once(settings, lambda: _install(settings))
 
 
@@ -142,6 +145,7 @@ def record() -> None:
     """Records every torch_xla `Mesh` the program creates and every `mark_sharding` it calls
     from now on (mesh_recorder.py), for `audit` to read. Call it at the top of the program,
     before the first mesh and mark; `use_plugin` and `record_meshes` do it too. Idempotent."""
+    require_torch_xla("record")
     if not mesh_recorder.install():
         raise ShardyConvertError("record needs torch_xla (torch_xla.distributed.spmd)")
 
@@ -157,9 +161,24 @@ def record_meshes(path: str | os.PathLike | None = None) -> Path:
         if not dump:
             raise UsageError("record_meshes needs a path, or XLA_SAVE_TENSORS_FILE to write beside")
         path = dump + mesh_file.SUFFIX
+    require_torch_xla("record_meshes")
     if not mesh_recorder.install():
         raise ShardyConvertError("record_meshes needs torch_xla (torch_xla.distributed.spmd)")
     return mesh_recorder.RECORDER.write_to(Path(path).expanduser())
+
+
+def require_torch_xla(what: str) -> None:
+    """A MissingDependencyError saying what to install when this Python has no torch_xla;
+    judged without importing it (its import reads PJRT_DEVICE, which use_plugin sets first)."""
+    try:
+        found = importlib.util.find_spec("torch_xla") is not None
+    except (ImportError, ValueError):  # a broken parent package, or sys.modules[name] = None
+        found = False
+    if not found:
+        raise MissingDependencyError(
+            f"{what} needs torch_xla, and this Python ({sys.executable}) has none: install "
+            f"torch and torch_xla 2.9 beside shardy-convert ({registration.INSTALL_TORCH_XLA})"
+        )
 
 
 def _check_plugin(library_path: str | os.PathLike) -> str:
