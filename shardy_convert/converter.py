@@ -13,6 +13,7 @@ from .errors import (
     ShardyConvertError,
     ShardyConvertNote,
     ShardyConvertWarning,
+    WrittenAsItIs,
     check_choice,
     in_file,
 )
@@ -185,6 +186,7 @@ def _convert(module: str | bytes, request: ConvertRequest) -> str | bytes:
             for name in (n for n, v in {**given, "imported": request.imported}.items() if v):
                 _ignored(name, "the module already carries Shardy")
             if form == emit and as_it_is:
+                _passed_through("it already carries Shardy shardings", "already Shardy")
                 return module
         else:
             found = convert_module(mod, request, mentions=formats.mentions(module))
@@ -238,10 +240,10 @@ def _warn_boundary(outcome: Outcome | None) -> None:
         )
 
 
-def _passed_through(why: str) -> None:
+def _passed_through(why: str, state: str) -> None:
     """A command that had nothing to do says so (one warning), rather than write its input
     back as if it had converted it."""
-    warnings.warn(f"written as it is: {why}", ShardyConvertWarning, stacklevel=3)
+    warnings.warn(WrittenAsItIs(why, state), stacklevel=3)
 
 
 def _ignored(option: str, why: str) -> None:
@@ -282,7 +284,9 @@ def to_v2(module: str | bytes) -> str | bytes:
     with new_context() as ctx:
         mod = formats.load(module, ctx)
         if is_shardy(mod.operation):
-            _passed_through("it carries Shardy shardings, no GSPMD string to rewrite")
+            _passed_through(
+                "it carries Shardy shardings, no GSPMD string to rewrite", "already Shardy"
+            )
             return module
         pipeline.run(mod, pipeline.build(["v1-to-v2"]))
         return _save_like(mod, module)
@@ -300,7 +304,9 @@ def to_gspmd(module: str | bytes, *, emit: str | None = None) -> str | bytes:
         mod = formats.load(module, ctx)
         import_round_trip(mod)
         if not has_meshes(mod.operation):
-            _passed_through("it carries no Shardy sharding (GSPMD already, or none)")
+            _passed_through(
+                "it carries no Shardy sharding (GSPMD already, or none)", "already GSPMD"
+            )
             if emit == form and hlo.kind(module) is None:  # HLO is written as MLIR
                 return module
         pipeline.run(mod, pipeline.build(["export-shardings"]))
@@ -336,7 +342,7 @@ def run_passes(module: str | bytes, passes: str | list[str] | pipeline.Pipeline)
     Nothing is verified beyond what MLIR verifies after each pass."""
     steps = pipeline.parse(passes) if isinstance(passes, (str, list)) else passes
     with new_context() as ctx:
-        mod = formats.load(formats.check_type(module), ctx)
+        mod = formats.load(formats.check_type(module), ctx, program=False)
         for name, found in pipeline.run(mod, steps).found:
             warnings.warn(ShardyConvertNote(f"{name}: {found}"), stacklevel=2)
         return _save_like(mod, module)

@@ -242,6 +242,16 @@ def _warn_again(caught: list[warnings.WarningMessage], filename: str) -> None:
         warnings.warn(message, w.category, stacklevel=4)
 
 
+class WrittenAsItIs(ShardyConvertWarning):
+    """A module a command had nothing to do to, written back as it came, saying why (convert
+    or v2 of a Shardy module, to-gspmd of a GSPMD one). `state`: what it already is ("already
+    Shardy"), which a batch's summary counts apart from the inputs it converted."""
+
+    def __init__(self, why: str, state: str, **kwargs):
+        super().__init__(f"written as it is: {why}", **kwargs)
+        self.state = state
+
+
 class ShardyConvertNote(ShardyConvertWarning):
     """Something the user should know that is no problem: ``FILE: note: MESSAGE`` (a mesh file
     found beside the input and used)."""

@@ -218,7 +218,12 @@ def test_full_disk_is_reported_with_the_path(tmp_path, monkeypatch):
             return self
 
         def __exit__(self, *exc):
-            os.close(self.fd)
+            self.close()
+
+        def close(self):
+            if self.fd is not None:
+                os.close(self.fd)
+                self.fd = None
 
         def write(self, data):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))

@@ -252,15 +252,20 @@ def _run_batch(request, inputs, output, jobs: int = 1, find_meshes: bool = False
     items = plan(inputs, output)
     refuse_dumps(items, request.emit)
     failures = usage = 0
+    as_it_was: dict[str, int] = {}  # inputs written as they came, by what they already were
     with progress(len(items)) as bar:
-        for outcome in run(Job(request, find_meshes), items, jobs):
+        for outcome in run(Job(request, find_meshes), items, jobs, progress=bar.graphs):
             for message in (*outcome.warnings, *outcome.errors):
                 echo(message)
             failures += bool(outcome.errors)
             usage += outcome.usage
+            if outcome.as_it_is is not None:
+                as_it_was[outcome.as_it_is] = as_it_was.get(outcome.as_it_is, 0) + 1
             bar.update(1)
     if len(items) > 1:
-        click.echo(f"{len(items) - failures} of {len(items)} inputs converted", err=True)
+        converted = len(items) - failures - sum(as_it_was.values())
+        apart = "".join(f", {n} {state}" for state, n in as_it_was.items())
+        click.echo(f"{converted} of {len(items)} inputs converted{apart}", err=True)
     if usage:
         raise click.exceptions.Exit(2)
     if failures:

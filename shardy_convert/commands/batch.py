@@ -1,7 +1,8 @@
 """Batches for the commands that rewrite inputs (`convert`, `v2`, `to-gspmd`): expand the
-inputs, read each once, run the command's request (converter.py) on every graph, write each
-result safely. No click and no printing: `run` yields one `Outcome` per input, in input order,
-and the command line prints them.
+inputs, read each a graph at a time (formats/source.py), run the command's request
+(converter.py) on every graph, write each result as it comes, put in place whole only when
+every graph converted (formats/output.py). No click and no printing: `run` yields one
+`Outcome` per input, in input order, and the command line prints them.
 
 One bad file or graph does not stop the others; a file with a failure is not written at all.
 Everything that makes a batch impossible (two inputs for one output, an output that is an
@@ -14,21 +15,25 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import stat
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
-from ..errors import ShardyConvertError, ShardyConvertWarning, UsageError, describe, naming_flag
-from ..formats import dump
+from ..errors import (
+    ShardyConvertError,
+    ShardyConvertWarning,
+    UsageError,
+    WrittenAsItIs,
+    describe,
+    naming_flag,
+)
 from ..formats import meshes as mesh_file
-from ..formats.output import write_all, write_atomic
-
-if TYPE_CHECKING:
-    from ..converter import ConvertRequest, ToGspmdRequest, V2Request
+from ..formats.output import TERMINAL, Output, partial_path, track, untrack
+from ..formats.source import Source
+from .job import BINARY_FORMS, Done, Job, Progress, dump_stays_text
 
 STDIN = "-"
 
@@ -43,48 +48,6 @@ class Item:
     target: Path | None = None
 
 
-@dataclass(frozen=True)
-class Job:
-    """What a batch command runs on every graph: `request`, a `converter.ConvertRequest`,
-    `V2Request` or `ToGspmdRequest` (its `run(module)`). A conversion takes, for each input,
-    the device count its dump's graphs agree on and, with `find_meshes`, the meshes of the
-    mesh file beside it unless the request names meshes (formats/meshes.py)."""
-
-    request: ConvertRequest | V2Request | ToGspmdRequest
-    find_meshes: bool = False
-
-    def apply(self, data: bytes, file: str) -> tuple[str | bytes | None, list[ShardyConvertError]]:
-        """The transformed input, or None and every (located) error."""
-        try:
-            source = dump.read(data, file)
-        except ShardyConvertError as e:
-            return None, [e]
-        from ..converter import ConvertRequest
-
-        request = self.request
-        if source.is_dump and request.emit in BINARY_FORMS:
-            return None, [UsageError(_dump_stays_text(request.emit), file=file)]
-        if isinstance(request, ConvertRequest):  # the one transform with per-input options
-            found = None
-            if not request.importer.mesh:
-                try:  # --mesh-file, or the mesh file beside the input (a note says so)
-                    found = mesh_file.for_input(file, request.importer.meshes, self.find_meshes)
-                except ShardyConvertError as e:
-                    return None, [e]
-            request = request.for_input(source.device_count if source.is_dump else None, found)
-        return dump.transform(source, lambda g: request.run(g.text), file)
-
-
-BINARY_FORMS = ("bytecode", "portable")
-
-
-def _dump_stays_text(emit: str) -> str:
-    return (
-        f"a torch_xla dump is text: it cannot be written as {emit} (--emit {emit}; convert its "
-        "graphs as modules to get them in that form)"
-    )
-
-
 def refuse_dumps(items: list[Item], emit: str | None) -> None:
     """UsageError, before anything is written, for an input file that is a torch_xla dump when
     `emit` is a binary form (stdin is judged when it is read: `Outcome.usage`)."""
@@ -93,20 +56,24 @@ def refuse_dumps(items: list[Item], emit: str | None) -> None:
     for item in items:
         if item.name == STDIN:
             continue
-        with contextlib.suppress(OSError, UnicodeDecodeError):  # reported when it is read
-            if dump.is_dump(Path(item.name).read_bytes().decode()):
-                raise UsageError(f"{item.name}: {_dump_stays_text(emit)}")
+        try:
+            is_dump = Source(item.name).is_dump()
+        except ShardyConvertError:  # reported when it is read
+            continue
+        if is_dump:
+            raise UsageError(f"{item.name}: {dump_stays_text(emit)}")
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """One input's result: the transformed bytes/text, or its error messages (never both)."""
+    """One input's result, written (to its target) unless it has error messages. `as_it_is`:
+    what every graph of it already was, written back as it came ("already Shardy")."""
 
     item: Item
-    result: str | bytes | None
     errors: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()  # located ShardyConvertWarnings, printed before the errors
     usage: bool = False  # an error is a usage error (exit 2): an option this input refuses
+    as_it_is: str | None = None
 
 
 def expand(inputs: Sequence[str]) -> list[Item]:
@@ -183,28 +150,79 @@ def _check_targets(items: list[Item]) -> None:
 
 
 def read_input(name: str) -> bytes:
-    """The bytes of a file, or of stdin for `-`. Raises ShardyConvertError naming the file."""
+    """The bytes of a file, or of stdin for `-`. Raises ShardyConvertError naming the file,
+    also when its first bytes already say it is no program (formats.module.check_head): then
+    the rest is not read."""
+    from ..formats.module import HEAD  # MLIR's bindings: not for `diff` of audit reports
+
     if name == STDIN:
-        return sys.stdin.buffer.read()
+        data = sys.stdin.buffer.read()
+        _check_head(data[:HEAD], len(data) <= HEAD, name)
+        return data
     try:
-        return Path(name).read_bytes()
+        with open(name, "rb") as f:
+            head = f.read(HEAD)
+            _check_head(head, len(head) < HEAD, name)
+            return head + f.read()
     except OSError as e:
         raise ShardyConvertError(f"cannot read: {e.strerror}", file=name) from None
 
 
-def process(job: Job, item: Item, data: bytes | None = None) -> Outcome:
-    """Reads and transforms one input; errors come back as located messages (picklable, so
-    this runs in worker processes too)."""
+def _check_head(head: bytes, whole: bool, name: str) -> None:
+    from ..formats.module import check_head
+
+    try:
+        check_head(head, whole)
+    except ShardyConvertError as e:
+        raise e.located(file=name) from None
+
+
+def process(
+    job: Job,
+    item: Item,
+    data: bytes | None = None,
+    tmp: Path | None = None,
+    progress: Progress = None,
+) -> Outcome:
+    """Reads, transforms and writes one input (`data`: stdin's bytes; `tmp`: the temporary
+    file of its output, chosen by the caller, who tracks it); errors come back as located
+    messages (picklable, so this runs in worker processes too)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ShardyConvertWarning)
         try:
-            result, errors = job.apply(read_input(item.name) if data is None else data, item.name)
+            done = _written(job, item, data, tmp, progress)
+        except BrokenPipeError:  # `... | head`: the command line's to handle
+            raise
         except Exception as e:  # a bug of ours: reported with this input, the others go on
-            return Outcome(item, None, (describe(e, item.name),))
-    notes = _notes([naming_flag(w.message, "--num-devices N") for w in caught], item.name)
-    messages = tuple(e.located(file=item.name).describe() for e in errors)
-    usage = any(isinstance(e, UsageError) for e in errors)
-    return Outcome(item, result, messages, notes, usage)
+            return Outcome(item, (describe(e, item.name),))
+    found = [naming_flag(w.message, "--num-devices N") for w in caught]
+    state = _as_it_is(found, done)
+    if state is not None:  # a mesh file changes nothing in a module written as it came
+        found = [w for w in found if not isinstance(w, mesh_file.MeshFileNote)]
+    messages = tuple(e.located(file=item.name).describe() for e in done.errors)
+    usage = any(isinstance(e, UsageError) for e in done.errors)
+    return Outcome(item, messages, _notes(found, item.name), usage, state)
+
+
+def _written(job: Job, item: Item, data: bytes | None, tmp: Path | None, progress) -> Done:
+    """`job` on one input, its result written piece by piece through an `Output` and put in
+    place only when every graph converted."""
+    output = Output(item.target, tmp)
+    try:
+        done = job.stream(Source(item.name, data), output.write, progress)
+    except BaseException:
+        output.close(keep=False)
+        raise
+    error = output.close(keep=not done.errors)
+    return done if error is None else Done([error], done.graphs)
+
+
+def _as_it_is(found: list, done: Done) -> str | None:
+    """What an input already was when every graph of it was written as it came."""
+    passed = [w for w in found if isinstance(w, WrittenAsItIs)]
+    if done.errors or not passed or len({w.graph for w in passed}) != done.graphs:
+        return None
+    return passed[0].state
 
 
 def _notes(caught: list, file: str) -> tuple[str, ...]:
@@ -237,33 +255,30 @@ def _spans(numbers: list[int]) -> str:
     return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
 
 
-def run(job: Job, items: list[Item], jobs: int = 1) -> Iterator[Outcome]:
-    """Every input transformed (in `jobs` processes) and written, in input order. An input
-    whose output cannot be written comes back with that error."""
-    for outcome in _outcomes(job, items, jobs):
-        if not outcome.errors:
-            try:
-                write(outcome.result, outcome.item.target)
-            except ShardyConvertError as e:
-                usage = isinstance(e, UsageError)
-                outcome = Outcome(outcome.item, None, (e.describe(),), outcome.warnings, usage)
-        yield outcome
-
-
-def _outcomes(job: Job, items: list[Item], jobs: int) -> Iterator[Outcome]:
-    """Outcomes in input order; stdin is read here, files by the workers."""
+def run(job: Job, items: list[Item], jobs: int = 1, progress: Progress = None) -> Iterator[Outcome]:
+    """Every input transformed (in `jobs` processes) and written, in input order; an input
+    whose output cannot be written comes back with that error. Inputs converted in this
+    process count their graphs to `progress(done, count)`. Stdin is read here, files by
+    whoever converts them, a graph at a time."""
     stdin = read_input(STDIN) if any(i.name == STDIN for i in items) else None
     if jobs <= 1 or len(items) <= 1:
         for item in items:
-            yield process(job, item, stdin if item.name == STDIN else None)
+            yield process(job, item, stdin if item.name == STDIN else None, progress=progress)
         return
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
+    data = [stdin if i.name == STDIN else None for i in items]
+    tmps = [None if i.target is None else partial_path(os.path.realpath(i.target)) for i in items]
+    for tmp in filter(None, tmps):
+        track(tmp)  # a worker writes it; this process removes it should Ctrl-C end both
     with ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint) as pool:
-        data = [stdin if i.name == STDIN else None for i in items]
+        outcomes = pool.map(process, [job] * len(items), items, data, tmps)
         try:
-            yield from pool.map(process, [job] * len(items), items, data)
+            for outcome, tmp in zip(outcomes, tmps):
+                if tmp is not None:
+                    untrack(tmp)
+                yield outcome
         except BrokenProcessPool as e:
             raise ShardyConvertError(f"a worker process died: {e}") from None
         except BaseException:  # Ctrl-C, a closed stdout: the workers' results are not wanted
@@ -287,9 +302,6 @@ def _kill_workers(pool) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
-TERMINAL = "refusing to write bytecode to a terminal; use -o FILE (or a pipe)"
-
-
 def refuse_terminal(target: str | None, emit: str | None) -> None:
     """UsageError, before anything is read, for a binary form asked for on a terminal (as gzip
     refuses); an input that is bytecode itself is refused when it would be written."""
@@ -297,48 +309,12 @@ def refuse_terminal(target: str | None, emit: str | None) -> None:
         raise UsageError(TERMINAL)
 
 
-# --- safe writes -------------------------------------------------------------------------------
-
-
 def write(result: str | bytes, target: Path | None, stdout: BinaryIO | None = None) -> None:
-    """Writes `result` to stdout or to `target`. Raises ShardyConvertError naming the path.
-
-    A regular file (or a new one) is replaced atomically: a reader sees the old file or the
-    whole new one. The new file keeps the old one's mode (a new file follows the umask). A
-    symlink is written through to its target; a FIFO, a device or a terminal is written in
-    place, never renamed over.
-    """
-    data = result.encode() if isinstance(result, str) else result
-    if target is None:
-        if isinstance(result, bytes) and (stdout or sys.stdout).isatty():
-            raise UsageError(TERMINAL, file="<stdout>")
-        write_all(data, stdout or sys.stdout.buffer, "<stdout>")
-        return
-    real = Path(os.path.realpath(target))
-    try:
-        st = os.stat(real)
-    except FileNotFoundError:
-        st = None
-    except OSError as e:
-        raise ShardyConvertError(f"cannot write: {e.strerror}", file=str(target)) from None
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        _write_in_place(data, real, target)
-    else:
-        _replace(data, real, target)
-
-
-def _write_in_place(data: bytes, real: Path, target: Path) -> None:
-    try:
-        with open(real, "wb") as f:
-            f.write(data)
-    except OSError as e:
-        raise ShardyConvertError(f"cannot write: {e.strerror}", file=str(target)) from None
-
-
-def _replace(data: bytes, real: Path, target: Path) -> None:
-    """Atomic replace of a regular file (or a new one), its directory made if missing."""
-    try:
-        real.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(real, data)
-    except OSError as e:
-        raise ShardyConvertError(f"cannot write: {e.strerror}", file=str(target)) from None
+    """Writes `result` whole to stdout or to `target` (formats/output.Output: a regular file
+    replaced atomically, keeping its mode; a symlink written through; a FIFO, a device or a
+    terminal written in place). Raises ShardyConvertError naming the path."""
+    output = Output(target, stdout=stdout)
+    output.write(result)
+    error = output.close(keep=True)
+    if error is not None:
+        raise error

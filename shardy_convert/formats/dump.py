@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
 from ..errors import DumpError, Located, ShardyConvertError, ShardyConvertWarning
 from ..sharding import Kind, parse
+from .window import Window
 
 T = TypeVar("T")
 _L = TypeVar("_L", bound=Located)
@@ -70,47 +71,54 @@ def split(text: str) -> tuple[list[str], list[Graph]]:
     """
     between: list[str] = []
     graphs: list[Graph] = []
-    pos = 0
-    while True:
-        start = text.find(BEGIN, pos)
-        _check_ends(text, pos, len(text) if start < 0 else start, 1 if graphs else 0)
-        if start < 0:
-            break
-        body_start = text.index("\n", start) + 1 if "\n" in text[start:] else len(text)
-        end = _graph_end(text, start, body_start, len(graphs))
-        hash_line = text.find(HASH, body_start, end)
-        between.append(text[pos:body_start])
-        first_line = text.count("\n", 0, body_start) + 1
-        body_end = hash_line if hash_line >= 0 else end
-        graphs.append(Graph(len(graphs), text[body_start:body_end], first_line))
-        pos = body_end
-    if not graphs:
-        header = max(text.find(HEADER), 0)
-        raise DumpError(f"no {BEGIN} in this dump", location=f"{_line(text, header)}:1")
-    between.append(text[pos:])
-    _check_no_trailing_header(text, pos, len(graphs))
+    for piece in pieces(Window([text])):
+        (graphs if isinstance(piece, Graph) else between).append(piece)
     return between, graphs
 
 
-def _line(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
+def pieces(text: Window) -> Iterator[str | Graph]:
+    """The dump as it is read (`split`'s pieces, in order: text, graph 0, text, ..., graph
+    N-1, text), each graph found, handed on and dropped from `text` before the next is read.
+    Raises `split`'s DumpErrors when the reading reaches them (nothing is handed on before
+    graph 0's fault; a later fault comes after the graphs before it)."""
+    pos = count = 0
+    while True:
+        start = text.find(BEGIN, pos)
+        _check_ends(text, pos, text.length() if start < 0 else start, 1 if count else 0)
+        if start < 0:
+            break
+        newline = text.find("\n", start)
+        body_start = newline + 1 if newline >= 0 else text.length()
+        end = _graph_end(text, start, body_start, count)
+        hash_line = text.find(HASH, body_start, end)
+        body_end = hash_line if hash_line >= 0 else end
+        yield text.slice(pos, body_start)
+        yield Graph(count, text.slice(body_start, body_end), text.line(body_start))
+        count += 1
+        pos = body_end
+        text.drop(pos)
+    if not count:
+        header = max(text.find(HEADER, 0), 0)
+        raise DumpError(f"no {BEGIN} in this dump", location=f"{text.line(header)}:1")
+    _check_no_trailing_header(text, pos, count)
+    yield text.slice(pos, text.length())
 
 
-def _graph_end(text: str, start: int, body_start: int, index: int) -> int:
+def _graph_end(text: Window, start: int, body_start: int, index: int) -> int:
     """Where graph `index` (its BEGIN at `start`) ends: its END, with no BEGIN before it."""
     end = text.find(END, body_start)
-    again = text.find(BEGIN, body_start, end if end >= 0 else len(text))
+    again = text.find(BEGIN, body_start, end if end >= 0 else text.length())
     if end >= 0 and again < 0:
         return end
-    before = f" before the next {BEGIN} at line {_line(text, again)}" if again >= 0 else ""
+    before = f" before the next {BEGIN} at line {text.line(again)}" if again >= 0 else ""
     raise DumpError(
-        f"graph {index} starting at line {_line(text, start)} has no {END}{before}",
+        f"graph {index} starting at line {text.line(start)} has no {END}{before}",
         graph=index,
-        location=f"{_line(text, start)}:1",
+        location=f"{text.line(start)}:1",
     )
 
 
-def _check_ends(text: str, pos: int, stop: int, expected: int) -> None:
+def _check_ends(text: Window, pos: int, stop: int, expected: int) -> None:
     """Between two graphs lies only the END of the first (`expected` = 1; 0 before any)."""
     if text.count(END, pos, stop) <= expected:
         return
@@ -118,18 +126,18 @@ def _check_ends(text: str, pos: int, stop: int, expected: int) -> None:
     if expected:
         stray = text.find(END, stray + len(END), stop)
     raise DumpError(
-        f"{END} at line {_line(text, stray)} ends no graph (no {BEGIN} before it)",
-        location=f"{_line(text, stray)}:1",
+        f"{END} at line {text.line(stray)} ends no graph (no {BEGIN} before it)",
+        location=f"{text.line(stray)}:1",
     )
 
 
-def _check_no_trailing_header(text: str, pos: int, count: int) -> None:
+def _check_no_trailing_header(text: Window, pos: int, count: int) -> None:
     header = text.find(HEADER, pos)
     if header >= 0:
         raise DumpError(
             f"the dump ends in the header of graph {count}, before its {BEGIN} (truncated?)",
             graph=count,
-            location=f"{_line(text, header)}:1",
+            location=f"{text.line(header)}:1",
         )
 
 
@@ -161,7 +169,7 @@ class Input:
         """The input with each graph's module replaced by `bodies` (in graph order)."""
         if self.between is None:
             return bodies[0]
-        new = [_same_ending(_as_str(b), g.text) for b, g in zip(bodies, self.graphs)]
+        new = [same_ending(as_str(b), g.text) for b, g in zip(bodies, self.graphs)]
         return join(self.between, new)
 
 
@@ -191,7 +199,7 @@ def as_text(data: str | bytes) -> str | None:
         return None
 
 
-def _as_str(body: str | bytes) -> str:
+def as_str(body: str | bytes) -> str:
     if isinstance(body, str):
         return body
     raise DumpError("a dump holds text: its graphs cannot be written as bytecode")
@@ -202,18 +210,22 @@ def for_each_graph(
 ) -> list[T | ShardyConvertError]:
     """`fn(graph)` for every graph, in order; a graph whose `fn` raises ShardyConvertError
     gets that error, located (file, graph, line in the dump), in place of its result."""
-    results: list[T | ShardyConvertError] = []
-    for graph in source.graphs:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ShardyConvertWarning)
-            try:
-                results.append(fn(graph))
-            except ShardyConvertError as e:
-                results.append(graph.locate(e, file))
-        for w in caught:  # located like the errors, then passed on
-            message = graph.locate(w.message, file) if _ours(w) else w.message
-            warnings.warn(message, stacklevel=2)
-    return results
+    return [run_graph(graph, fn, file) for graph in source.graphs]
+
+
+def run_graph(graph: Graph, fn: Callable[[Graph], T], file: str | None) -> T | ShardyConvertError:
+    """`fn(graph)`, or the ShardyConvertError it raises, located (file, graph, line in the
+    dump); its ShardyConvertWarnings are located the same way and passed on."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ShardyConvertWarning)
+        try:
+            result = fn(graph)
+        except ShardyConvertError as e:
+            result = graph.locate(e, file)
+    for w in caught:  # located like the errors, then passed on
+        message = graph.locate(w.message, file) if _ours(w) else w.message
+        warnings.warn(message, stacklevel=3)
+    return result
 
 
 def _ours(w: warnings.WarningMessage) -> bool:
@@ -241,6 +253,12 @@ def transform(
 
 def device_count(text: str) -> int | None:
     """The one device count the tiled shardings of a text (a dump's graphs) agree on, if any."""
+    counts = device_counts(text)
+    return counts.pop() if len(counts) == 1 else None
+
+
+def device_counts(text: str) -> set[int]:
+    """The device counts of the tiled shardings of a text."""
     counts = set()
     for m in _SHARDING_ATTR.finditer(text):
         try:
@@ -252,10 +270,10 @@ def device_count(text: str) -> int | None:
             for leaf in sharding.leaves()
             if leaf.kind is Kind.TILED and not leaf.is_replicated
         )
-    return counts.pop() if len(counts) == 1 else None
+    return counts
 
 
-def _same_ending(new: str, old: str) -> str:
+def same_ending(new: str, old: str) -> str:
     """`new` ending in as many newlines as `old` did (torch_xla's dynamo graphs have none
     before `Graph Hash:`, the others one), so only the module text changes."""
     return new.rstrip("\n") + "\n" * (len(old) - len(old.rstrip("\n")))

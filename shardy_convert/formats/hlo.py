@@ -64,6 +64,12 @@ def kind(data: str | bytes) -> str | None:
     return PROTO
 
 
+def looks_binary(data: str | bytes) -> bool:
+    """Whether `data` starts as every HLO proto form does (field 1, a message) and is no UTF-8
+    text: what may be a proto, which only a whole read can tell (`kind`, `proto_problem`)."""
+    return isinstance(data, bytes) and data[:1] == b"\n" and not _looks_like_text(data)
+
+
 def proto_problem(data: str | bytes) -> str | None:
     """Why binary `data` that starts like every HLO proto form (field 1, a message) is none,
     for an error message; None for anything else (text, bytecode, a real proto)."""

@@ -160,6 +160,11 @@ def beside(path: str | os.PathLike) -> Path | None:
     return None
 
 
+class MeshFileNote(ShardyConvertNote):
+    """The mesh file found beside an input, used for its graphs (said once per input; not said
+    of an input whose graphs were all written as they came: it changed nothing)."""
+
+
 def for_input(
     name: str, given: tuple[UserMesh, ...] | None, find: bool = True
 ) -> tuple[UserMesh, ...] | None:
@@ -173,7 +178,7 @@ def for_input(
         return None
     meshes = read(found)
     warnings.warn(
-        ShardyConvertNote(
+        MeshFileNote(
             f"using the {len(meshes)} mesh{'es' * (len(meshes) != 1)} of {found}, found beside "
             "it: each graph goes on the one its shardings fit (--mesh-file FILE for another)",
             file=name,

@@ -20,8 +20,16 @@ from typing import NoReturn
 from ..errors import ModuleError, ShardyConvertError
 from ..ir import compat
 from ..ir.bindings import ir, stablehlo
-from ..ir.diagnostics import mlir_error
-from ..ir.parse import BYTECODE_MAGIC, is_bytecode, new_context, parse_module, print_module
+from ..ir.diagnostics import format_location, mlir_error
+from ..ir.parse import (
+    BYTECODE_MAGIC,
+    check_no_nul,
+    decode_text,
+    is_bytecode,
+    new_context,
+    parse_module,
+    print_module,
+)
 from ..ir.walker import Mentions
 from ..xla import compat as xla
 from . import hlo
@@ -85,7 +93,9 @@ def _number(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in version.split("."))
 
 
-def load(data: str | bytes, ctx: ir.Context, *, trusted: bool = False) -> ir.Module:
+def load(
+    data: str | bytes, ctx: ir.Context, *, trusted: bool = False, program: bool = True
+) -> ir.Module:
     """Parses any of the three forms, or HLO (`formats.hlo`), into a StableHLO module in `ctx`.
 
     Bytecode (plain or portable) and HLO are first read in a child process and come back as
@@ -93,7 +103,8 @@ def load(data: str | bytes, ctx: ir.Context, *, trusted: bool = False) -> ir.Mod
     memory (measured: `double free or corruption`, nanobind `terminate`), and XLA's HLO readers
     abort on a failed CHECK, which must not take the caller's process down. The text keeps
     every location. Empty input is an error. `trusted` bytes (a framework's own program,
-    handed over in-process by the PJRT plugin wrapper) are read in this process.
+    handed over in-process by the PJRT plugin wrapper) are read in this process. A module
+    that defines no function is no `program` and an error (`opt` takes any module).
     """
     check_type(data)
     if not data or data.isspace():  # isspace stops at the first other character
@@ -103,8 +114,46 @@ def load(data: str | bytes, ctx: ir.Context, *, trusted: bool = False) -> ir.Mod
         raise ModuleError(f"cannot read the {hlo.PROTO}: {problem}")
     risky = is_bytecode(data) or hlo.kind(data) is not None
     if risky and ISOLATE_BYTECODE and not trusted:
-        return parse_module(read_isolated(data), ctx)
-    return _load_in_process(data, ctx)
+        module = parse_module(read_isolated(data), ctx)
+    else:
+        module = _load_in_process(data, ctx)
+    if program:
+        check_program(module)
+    return module
+
+
+def check_program(module: ir.Module) -> None:
+    """A ModuleError unless `module` defines a function: `module {}` (or one holding only
+    meshes) is no program, whatever it was read from."""
+    if not any(op.operation.name == "func.func" for op in module.body.operations):
+        raise ModuleError(
+            "the module defines no function: it holds no program",
+            location=format_location(module.operation.location),
+        )
+
+
+HEAD = 1 << 16  # the first bytes of an input, enough to tell that it is no program
+
+
+def is_binary(head: bytes) -> bool:
+    """Whether an input starting with `head` is read as bytes (bytecode, a portable artifact,
+    what may be an HLO proto), not as text."""
+    return is_bytecode(head) or hlo.looks_binary(head)
+
+
+def check_head(head: bytes, whole: bool) -> None:
+    """The first bytes of an input (`whole`: all of it): a ModuleError, located, when they
+    already say it is no program: bytes that are neither bytecode nor an HLO proto's start
+    and are not UTF-8 text, or hold a NUL byte. A command refuses 1 GB of zeros this way
+    without reading it."""
+    if is_binary(head):
+        return
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        cut = not whole and e.reason == "unexpected end of data" and e.end == len(head)
+        text = decode_text(head[: e.start] if cut else head)  # a character cut at the end
+    check_no_nul(text)
 
 
 def mentions(data: str | bytes) -> Mentions | None:

@@ -64,17 +64,9 @@ def parse_module(data: str | bytes, ctx: ir.Context) -> ir.Module:
     bytecode goes through `formats.load`, which reads it in a child process.
     """
     if isinstance(data, bytes) and not is_bytecode(data):
-        try:
-            data = data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            line = data.count(b"\n", 0, e.start) + 1
-            column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-            raise ModuleError(
-                f"input is neither MLIR text nor bytecode, nor HLO text or proto (byte {e.start} "
-                "is not UTF-8)",
-                location=f"{line}:{column}",
-            ) from None
+        data = decode_text(data)
     if isinstance(data, str):
+        check_no_nul(data)
         check_nesting(data.encode("utf-8"))
         data = i1_hex_for_parser(data)
     compat.forget_dead_operations(ctx)
@@ -82,6 +74,33 @@ def parse_module(data: str | bytes, ctx: ir.Context) -> ir.Module:
         return ir.Module.parse(data, context=ctx)
     except ir.MLIRError as e:
         raise mlir_error("cannot parse the module", e) from None
+
+
+NOT_A_MODULE = "input is neither MLIR text nor bytecode, nor HLO text or proto"
+
+
+def decode_text(data: bytes, offset: int = 0) -> str:
+    """Text input as str; a ModuleError located at the first byte that is not UTF-8 (`offset`:
+    where `data` starts in the input, for the message)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise ModuleError(
+            f"{NOT_A_MODULE} (byte {offset + e.start} is not UTF-8)", location=f"{line}:{column}"
+        ) from None
+
+
+def check_no_nul(text: str) -> None:
+    """A ModuleError at the first NUL character: no MLIR or HLO text holds one, and MLIR's
+    lexer reads past them as if they were not there (measured: 16 zero bytes, or 1 GB of them,
+    parse as an empty module)."""
+    at = text.find("\0")
+    if at >= 0:
+        line = text.count("\n", 0, at) + 1
+        column = at - text.rfind("\n", 0, at)
+        raise ModuleError(f"{NOT_A_MODULE} (it holds a NUL byte)", location=f"{line}:{column}")
 
 
 def print_module(module: ir.Module, emit: str = "text", locations: bool = False) -> str | bytes:
