@@ -55,7 +55,8 @@ class ConvertRequest:
         return pipeline.conversion(self.importer, self.matcher)
 
     def run(self, module: str | bytes) -> str | bytes:
-        return _convert(module, self)
+        """`convert()` as the command line runs it: a module written as it came says so."""
+        return _convert(module, self, say_as_it_is=True)
 
     def for_input(self, fallback_devices: int | None, meshes: tuple | None) -> ConvertRequest:
         """For one input of a batch: the device count its dump's graphs agree on (for graphs
@@ -162,8 +163,12 @@ def convert(
     return in_file(filename, lambda: _convert(module, request))
 
 
-def _convert(module: str | bytes, request: ConvertRequest) -> str | bytes:
-    """`convert()` of `module` as `request` asks."""
+def _convert(
+    module: str | bytes, request: ConvertRequest, say_as_it_is: bool = False
+) -> str | bytes:
+    """`convert()` of `module` as `request` asks; `say_as_it_is`: warn (WrittenAsItIs) when
+    an already-Shardy module comes back as it came (the library's callers, the hook among
+    them, get such modules back unchanged without a word)."""
     form = formats.detect(formats.check_type(module))
     emit = request.emit or form
     check_choice("emit", emit, formats.FORMS, ShardyConvertError)
@@ -186,7 +191,8 @@ def _convert(module: str | bytes, request: ConvertRequest) -> str | bytes:
             for name in (n for n, v in {**given, "imported": request.imported}.items() if v):
                 _ignored(name, "the module already carries Shardy")
             if form == emit and as_it_is:
-                _passed_through("it already carries Shardy shardings", "already Shardy")
+                if say_as_it_is:
+                    _passed_through("it already carries Shardy shardings", "already Shardy")
                 return module
         else:
             found = convert_module(mod, request, mentions=formats.mentions(module))
