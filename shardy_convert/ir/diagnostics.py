@@ -26,9 +26,12 @@ _FILE_LINE_COL = re.compile(r'"([^"]*)":(\d+):(\d+)')
 
 
 def format_location(loc: ir.Location | str) -> str | None:
-    """`loc("-":12:5)` -> `12:5`; `loc("x.py":3:1)` -> `x.py:3:1`; names kept; unknown -> None."""
+    """`loc("-":12:5)` -> `12:5`; `loc("x.py":3:1)` -> `x.py:3:1`; names kept; unknown -> None,
+    and so is line 0 (MLIR's bytecode reader places its errors at `0:0`: no line of the input)."""
     text = str(loc)
     m = _FILE_LINE_COL.search(text)
+    if m and m.group(2) == "0" and m.group(1) in ("-", ""):
+        return None
     if m:
         file, line, col = m.groups()
         return f"{line}:{col}" if file in ("-", "") else f"{file}:{line}:{col}"

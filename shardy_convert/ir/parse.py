@@ -73,7 +73,8 @@ def parse_module(data: str | bytes, ctx: ir.Context) -> ir.Module:
     try:
         return ir.Module.parse(data, context=ctx)
     except ir.MLIRError as e:
-        raise mlir_error("cannot parse the module", e) from None
+        what = "cannot read the bytecode" if is_bytecode(data) else "cannot parse the module"
+        raise mlir_error(what, e) from None
 
 
 NOT_A_MODULE = "input is neither MLIR text nor bytecode, nor HLO text or proto"
