@@ -755,6 +755,59 @@ def case_mixed_meshes_12():
   return {"mesh": _mesh_info(m1), "mlir": mlir}
 
 
+@torch_case(
+    "mlp_adamw", 8,
+    "issue 24's case: a two-layer MLP Linear(64,256)->GELU->Linear(256,64) trained with AdamW "
+    "(lr 1e-3, weight decay 0.01) on mesh (4, 2) ('data', 'model'): first weight and bias "
+    "column-parallel, second weight row-parallel, batch (64, 64) on 'data', 4 training steps "
+    "(MSE loss): AdamW's step counts and second moments are graph inputs, its update turns "
+    "reduction-order noise in near-zero gradients into whole steps",
+    meshes=True)
+def case_mlp_adamw():
+  t = _tx()
+  torch, xs = t.torch, t.xs
+  mesh = xs.Mesh(t.np.arange(8), (4, 2), ("data", "model"))
+  model = torch.nn.Sequential(
+      torch.nn.Linear(64, 256), torch.nn.GELU(), torch.nn.Linear(256, 64)).to(t.dev)
+  xs.mark_sharding(model[0].weight, mesh, ("model", None))
+  xs.mark_sharding(model[0].bias, mesh, ("model",))
+  xs.mark_sharding(model[2].weight, mesh, (None, "model"))
+  opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
+  for _ in range(4):
+    x = _rand(t, 64, 64)
+    y = _rand(t, 64, 64)
+    xs.mark_sharding(x, mesh, ("data", None))
+    xs.mark_sharding(y, mesh, ("data", None))
+    opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    opt.step()
+    t.torch_xla.sync()
+  loss.cpu()
+  return {"mesh": _mesh_info(mesh), "mlir": None}
+
+
+@torch_case(
+    "hf_llama4_complex", 8,
+    "HF transformers Llama4ForCausalLM (Llama4TextConfig: hidden 32, 1 dense layer, 4 heads, "
+    "2 KV heads, head dim 8, vocab 128, random init), whose rotary embedding multiplies in "
+    "complex<f32> (torch.polar, view_as_complex), one SGD training step on mesh (2, 4) "
+    "('data', 'model'): q/k/v/gate/up column-parallel, o/down row-parallel, batch (2, 16) of "
+    "i64 ids on 'data'")
+def case_hf_llama4_complex():
+  t = _tx()
+  from transformers import Llama4ForCausalLM, Llama4TextConfig
+  mesh = t.xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
+  cfg = Llama4TextConfig(vocab_size=128, hidden_size=32, intermediate_size=64,
+                         intermediate_size_mlp=64, num_hidden_layers=1, num_attention_heads=4,
+                         num_key_value_heads=2, head_dim=8, max_position_embeddings=64,
+                         moe_layers=[], attention_chunk_size=64, use_cache=False)
+  rules = [(("q_proj.weight", "k_proj.weight", "v_proj.weight", "gate_proj.weight",
+             "up_proj.weight"), ("model", None)),
+           (("o_proj.weight", "down_proj.weight"), (None, "model"))]
+  return _hf_lm_case(t, mesh, Llama4ForCausalLM(cfg), rules, 2)
+
+
 # --------------------------------------------------------------------------------------
 # JAX cases (child process, XLA_FLAGS=--xla_force_host_platform_device_count=8)
 #
@@ -953,6 +1006,24 @@ def jcase_maximal_device3(j):
 
   fn = j.jax.jit(f, in_shardings=(placed, placed), out_shardings=placed)
   return fn, _jargs(j, (8, 16), (16, 8)), None
+
+
+@jax_case("annotated_result",
+          "issue 24's JAX-style module: a result whose out_sharding P('x', None) on mesh "
+          "(2, 4) ('x', 'y') ({devices=[2,1,4]<=[8] last_tile_dim_replicate}) is computed "
+          "after a sharding constraint P('x', 'y') ({devices=[2,4]<=[8]}), and an output "
+          "left unspecified")
+def jcase_annotated_result(j):
+  P, NS = j.P, j.NS
+  mesh = _jmesh(j, (2, 4), ("x", "y"))
+
+  def f(a, b):
+    h = j.jax.lax.with_sharding_constraint(j.jnp.tanh(a @ b), NS(mesh, P("x", "y")))
+    return h * 2.0, h.sum(axis=1)
+
+  fn = j.jax.jit(f, in_shardings=(NS(mesh, P("x", None)), NS(mesh, P(None, "y"))),
+                 out_shardings=(NS(mesh, P("x", None)), None))
+  return fn, _jargs(j, (8, 16), (16, 8)), mesh
 
 
 @jax_case("mesh3d_xla_dump",
