@@ -74,7 +74,7 @@ MANUAL_ESCAPES = "error: manual value escapes"
 class Case:
 
   def __init__(self, name, kind, fn, num_devices, description, mlir=False, hlo=False,
-               shardy=True, xla_dump=False, meshes=False):
+               shardy=True, xla_dump=False, meshes=False, xla_bug=None):
     self.name = name
     self.kind = kind  # "torch_xla" | "jax"
     self.fn = fn
@@ -85,17 +85,20 @@ class Case:
     self.shardy = shardy  # jax: also lower with the Shardy partitioner (the reference twin)
     self.xla_dump = xla_dump  # keep XLA's own --xla_dump_to directory (see the docstring)
     self.meshes = meshes  # record the program's meshes beside its dump
+    # A known bug of jaxlib's CPU partitioner the program hits (the manifest's "xla_bug": on
+    # that jaxlib `check` must find a compiler difference, not a conversion one).
+    self.xla_bug = xla_bug
 
 
 CASES: dict[str, Case] = {}
 
 
 def torch_case(name, num_devices, description, mlir=False, hlo=False, xla_dump=False,
-               meshes=False):
+               meshes=False, xla_bug=None):
 
   def deco(fn):
     CASES[name] = Case(name, "torch_xla", fn, num_devices, description, mlir, hlo,
-                       xla_dump=xla_dump, meshes=meshes)
+                       xla_dump=xla_dump, meshes=meshes, xla_bug=xla_bug)
     return fn
 
   return deco
@@ -787,6 +790,34 @@ def case_mlp_adamw():
   return {"mesh": _mesh_info(mesh), "mlir": None}
 
 
+CUSTOM_ORDER_DOT = [6, 2, 1, 7, 3, 0, 5, 4]
+
+
+@torch_case(
+    "xla_bug_custom_order_dot", 8,
+    "a dot whose contracting dim is sharded on 'data' of mesh (2, 4) ('data', 'model') in the "
+    "custom device order %s: x (4, 8) on (None, 'data'), w (8, 16) on ('data', 'model'), "
+    "tanh(x @ w); the notes compare torch_xla's own 8-device run with eager PyTorch"
+    % (CUSTOM_ORDER_DOT,),
+    mlir=True,
+    xla_bug="jaxlib 0.10.2's CPU partitioner computes wrong all-reduce groups for a dot whose "
+    "contracting dim is sharded on a mesh with a custom device order, GSPMD and Shardy alike")
+def case_xla_bug_custom_order_dot():
+  t = _tx()
+  torch, xs = t.torch, t.xs
+  mesh = xs.Mesh(t.np.array(CUSTOM_ORDER_DOT), (2, 4), ("data", "model"))
+  x_cpu, w_cpu = torch.randn(4, 8), torch.randn(8, 16)
+  x, w = x_cpu.to(t.dev), w_cpu.to(t.dev)
+  xs.mark_sharding(x, mesh, (None, "data"))
+  xs.mark_sharding(w, mesh, ("data", "model"))
+  y = torch.tanh(x @ w)
+  mlir = t.xm.get_stablehlo([y])
+  t.torch_xla.sync()
+  diff = float((y.cpu() - torch.tanh(x_cpu @ w_cpu)).abs().max())
+  notes = "torch_xla's own run vs eager PyTorch: max abs diff %.3g" % diff
+  return {"mesh": _mesh_info(mesh), "mlir": mlir, "notes": notes}
+
+
 @torch_case(
     "hf_llama4_complex", 8,
     "HF transformers Llama4ForCausalLM (Llama4TextConfig: hidden 32, 1 dense layer, 4 heads, "
@@ -1026,6 +1057,32 @@ def jcase_annotated_result(j):
   return fn, _jargs(j, (8, 16), (16, 8)), mesh
 
 
+@jax_case("donated_update",
+          "an SGD-like update jitted with donate_argnums=(0,) on mesh (2, 4) ('x', 'y'): w (16, 8) "
+          "on P('x', 'y') and its gradient on P('x', None), returning the new w on P('x', 'y') "
+          "(the donated w's buffer: tf.aliasing_output = 0) and a replicated loss")
+def jcase_donated_update(j):
+  P, NS = j.P, j.NS
+  mesh = _jmesh(j, (2, 4), ("x", "y"))
+
+  def f(w, g):
+    new = w - 0.1 * g
+    return new, (new * new).sum()
+
+  fn = j.jax.jit(f, in_shardings=(NS(mesh, P("x", "y")), NS(mesh, P("x", None))),
+                 out_shardings=(NS(mesh, P("x", "y")), NS(mesh, P())), donate_argnums=(0,))
+  return fn, _jargs(j, (16, 8), (16, 8)), mesh
+
+
+@jax_case("donated_update_xla_dump",
+          "the donated_update program run with jax_use_shardy_partitioner=False and "
+          "XLA_FLAGS=--xla_dump_to: its HLO's input_output_alias gives output 0 the donated "
+          "w's buffer",
+          shardy=False, xla_dump=True)
+def jcase_donated_update_xla_dump(j):
+  return jcase_donated_update(j)
+
+
 @jax_case("mesh3d_xla_dump",
           "the mesh3d program (mesh (2, 2, 2), partial replication, a sharding constraint) "
           "and the shard_map_full program run with jax_use_shardy_partitioner=False and "
@@ -1242,6 +1299,10 @@ def produce(case: Case, log) -> list[dict]:
     entries = []
     base = {"num_devices": case.num_devices, "description": case.description,
             "mesh": res["mesh"], "case": case.name}
+    if res.get("notes"):
+      base["notes"] = res["notes"]
+    if case.xla_bug:
+      base["xla_bug"] = case.xla_bug
     if case.kind == "torch_xla" and case.meshes:
       rel = "torch_xla/%s.meshes.json" % case.name
       shutil.copyfile(os.path.join(workdir, "dump.meshes.json"), os.path.join(HERE, rel))
