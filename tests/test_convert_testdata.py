@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import warnings
 
+import jaxlib
 import pytest
 
 from shardy_convert import ShardyConvertError, ShardyConvertWarning, convert
@@ -62,6 +63,9 @@ def test_graph_compiles_to_the_same_program(entry, graph, compiled_testdata):
     # The global mesh, or only maximal meshes for a program placed whole on one device.
     assert "sdy.mesh @mesh" in converted or "maximal" in entry["forms"]
     report = compare_compiled(gspmd, shardy, graph, converted)
+    if entry.get("xla_bug") and jaxlib.__version__ == "0.10.2":  # the bug the manifest names
+        assert report.verdict is Verdict.COMPILER_DIFFERS, str(report)
+        return
     # Not just `report.ok`: a compiler difference would be an XLA bug met in our own testdata.
     assert report.verdict in (Verdict.SAME, Verdict.REASSOCIATED), str(report)
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from . import compat
 from .bindings import ir
-from .mlir import format_location
+from .diagnostics import format_location
 from .walker import (
     CUSTOM_CALL,
     SDY_SHARDING,

@@ -84,7 +84,7 @@ def fallbacks_logged() -> bool:
 
 def _sites(program: str | bytes) -> list:
     from ...formats import module as formats
-    from ...ir.mlir import new_context
+    from ...ir.parse import new_context
 
     with new_context() as ctx:
         return fallback_sites(formats.load(program, ctx, trusted=True).operation)

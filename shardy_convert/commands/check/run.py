@@ -25,8 +25,10 @@ from ...ir.bindings import ir
 from ...ir.parse import new_context, parse_module, print_module
 from ...ir.sdy_attrs import read_meshes
 from ..batch import STDIN, expand, read_input
-from .compare import Report, compare
+from .compare import Inputs, Report, compare
+from .signature import main_signature
 from .summary import cost_excess
+from .verdict import Verdict
 
 
 @dataclass
@@ -84,16 +86,47 @@ class _Graph:
         self.outcome = GraphCheck(self.file, self.index, error=located)
         return self
 
-    def finish(self, reference: bool) -> GraphCheck:
+    def finish(self, reference: bool, given: Given | None = None) -> GraphCheck:
         if self.outcome is not None:
             return self.outcome
+        given = given or Given()
+        inputs = Inputs(given.arrays, given.file, self.index) if given.arrays is not None else None
         try:
-            report = compare(self.original, self.converted, self.devices, reference=reference)
+            report = compare(
+                self.original, self.converted, self.devices, reference=reference, inputs=inputs
+            )
+            if given.reproducer is not None:
+                _reproduce(given.reproducer, self.where, report)
         except ShardyConvertError as e:
             return self.failed(e).outcome
         except Exception as e:  # a bug of ours or jaxlib's: this graph only
             return self.failed(InternalError(e)).outcome
         return GraphCheck(self.file, self.index, report)
+
+
+@dataclass(frozen=True)
+class Given:
+    """What the user gave beyond the inputs: their test values (`--inputs FILE.npz`: the
+    arrays, and the file's name for messages) and where reproducers go (`--reproducer DIR`)."""
+
+    arrays: dict | None = None
+    file: str = ""
+    reproducer: str | None = None
+
+
+def _reproduce(directory: str, where: str, report: Report) -> None:
+    """Writes the reproducer of a graph whose values differ (reproducer.py); the report says
+    where."""
+    from .reproducer import write_reproducer
+
+    judged = report.judgement
+    if judged is None or judged.same or not judged.mismatches:
+        return
+    if report.verdict not in (Verdict.COMPILER_DIFFERS, Verdict.CONVERSION_DIFFERS):
+        return
+    outputs = [m.agreement.index for m in judged.mismatches]
+    written = write_reproducer(directory, where, judged.runs[-1], outputs, report)
+    report.notes.append(f"reproducer written to {written.path}")
 
 
 def check_inputs(
@@ -106,12 +139,13 @@ def check_inputs(
     match_gspmd_boundary: bool = False,
     max_cost_ratio: float | None = None,
     progress: Callable[[str], None] | None = None,
+    given: Given | None = None,
 ) -> Iterator[GraphCheck]:
     """Checks every graph of every input, in order (see the module docstring). Without
     `mesh`, graphs are converted on `meshes` (a mesh file's) or those of the mesh file beside
     each input (formats/meshes.py). With `max_cost_ratio`, a graph whose Shardy program costs
     more than that many times GSPMD's (collective bytes or temp memory) fails. `progress`
-    hears what is being done."""
+    hears what is being done; `given`: the user's test values and reproducer directory."""
     say = progress or (lambda message: None)
     items = expand(inputs)  # before stdin is read: a usage error reads nothing
     stdin = read_input(STDIN) if STDIN in inputs else b""
@@ -125,7 +159,7 @@ def check_inputs(
     for k, graph in enumerate(graphs, 1):
         if graph.outcome is None:
             say(f"[{k}/{len(graphs)}] compiling {graph.where}")
-        outcome = graph.finish(reference)
+        outcome = graph.finish(reference, given)
         if max_cost_ratio is not None:
             outcome.excess = cost_excess(outcome.report, max_cost_ratio)
         yield outcome
@@ -170,6 +204,9 @@ def _convert(
         if _is_shardy(source.text):
             graph.outcome = GraphCheck(graph.file, graph.index)
             return graph
+        # GSPMD's boundary (--match-gspmd-boundary) as check compiles the original: propagation
+        # to the unannotated results only (signature.propagate_to_output)
+        flags = main_signature(source.text).propagate_to_output() if match else True
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ShardyConvertWarning)
             converted = convert(
@@ -178,6 +215,7 @@ def _convert(
                 fallback_devices=fallback,
                 validate=True,
                 match_gspmd_boundary=match,
+                allow_spmd_sharding_propagation_to_output=flags,
             )
         for w in caught:  # passed on, naming check's own flag
             warnings.warn(naming_flag(w.message, "--devices N"), stacklevel=2)
