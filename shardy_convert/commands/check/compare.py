@@ -125,7 +125,6 @@ def compare_compiled(
         return report
     draw, report.inputs = _inputs(gspmd, original, inputs or Inputs(), seed)
     sides = Sides(gspmd, shardy, original, converted, reference, draw)
-    sides.user_inputs = bool(inputs and inputs.arrays is not None)
     try:
         judgement = judge(sides)
     except NotRun as e:

@@ -103,15 +103,26 @@ def input_draws(text: str | bytes) -> list[Draw]:
             return []
         count = len(main.regions[0].blocks[0].arguments)
         draws = [Draw() for _ in range(count)]
-        for op in find_ops(
+        positive = find_ops(
             main, lambda op: op.name in _POSITIVE_SINKS or op.name == "stablehlo.power"
-        ):
+        )
+        for op in positive:
             for k in _positive_operands(op):
                 _mark(draws, op.operands[k], _positive_draw(op), _positive_path)
         for op in find_ops(main, lambda op: op.name in _INDEX_SINKS):
-            for k, bound in _INDEX_SINKS[op.name](op):
+            for k, bound in _bounds(op):
                 _mark(draws, op.operands[k], Draw("index", bound, _where(op)), _index_path)
         return draws
+
+
+def _bounds(op: ir.Operation) -> list[tuple[int, int]]:
+    """(operand, bound) of an index sink; none where its shapes are not all static (a bound
+    read off a dynamic dim would be no bound): its indices are then drawn as integers are."""
+    try:
+        found = _INDEX_SINKS[op.name](op)
+    except (KeyError, ValueError, TypeError):  # an attribute of another form
+        return []
+    return [(k, bound) for k, bound in found if 0 < bound < 2**31 and k < len(op.operands)]
 
 
 def _positive_operands(op: ir.Operation) -> tuple[int, ...]:
@@ -204,7 +215,13 @@ def _constant(value: ir.Value) -> bool:
 
 
 def _dims(value: ir.Value) -> list[int]:
-    return list(ir.RankedTensorType(value.type).shape)
+    """A value's static shape; ValueError where it is unranked or has a dynamic dim."""
+    if not isinstance(value.type, ir.RankedTensorType):
+        raise ValueError("unranked")
+    tensor = ir.RankedTensorType(value.type)
+    if not tensor.has_static_shape:
+        raise ValueError("dynamic")
+    return list(tensor.shape)
 
 
 def _gather_bounds(op: ir.Operation) -> list[tuple[int, int]]:

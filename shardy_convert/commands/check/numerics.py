@@ -157,7 +157,6 @@ class Sides:
     reference: bool
     draw: Callable
     notes: list[str] = field(default_factory=list)
-    user_inputs: bool = False
 
 
 @dataclass
@@ -224,8 +223,8 @@ def _rerun(sides: Sides, inputs: list, first: float) -> tuple[Run, Rerun]:
         try:
             run = _widened_run(sides, wide_original, wide_converted, inputs)
             return run, Rerun("f64", run.relative, run.agrees, first_relative=first)
-        except ShardyConvertError as e:
-            why = f"XLA does not compile it widened: {e.message.splitlines()[0]}"
+        except ShardyConvertError as e:  # XLA refuses it widened (NotRun among them)
+            why = f"widened, it does not compile or run: {e.message.splitlines()[0]}"
     again = sides.draw(sides.gspmd.signature, SECOND_DRAW_SEED, SECOND_DRAW_SCALE)
     reference = _reference(sides, sides.original, note=False)
     texts = (sides.original, sides.converted)

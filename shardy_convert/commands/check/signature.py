@@ -122,8 +122,8 @@ def _result_attrs(func) -> list[set[str]]:
 
 def _shape(t) -> tuple[Shape, str]:
     """((dims, dtype or None), the MLIR type as written for messages)."""
-    if not isinstance(t, ir.RankedTensorType):
-        return ((), None), str(t)
+    if not isinstance(t, ir.RankedTensorType) or not ir.RankedTensorType(t).has_static_shape:
+        return ((), None), str(t)  # a token, an unranked or dynamic tensor: no test values
     tensor = ir.RankedTensorType(t)
     return (tuple(tensor.shape), dtype_of(str(tensor.element_type))), str(t)
 
