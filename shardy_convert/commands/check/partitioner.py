@@ -76,10 +76,13 @@ def partitioner_used(program: str | bytes, *, shardy: bool, log: str | None) -> 
 @functools.cache
 def fallbacks_logged() -> bool:
     """Whether this process reads XLA's fallback line (its WARNINGs are not hidden): found
-    by compiling a program that falls back."""
-    from .compiled import compile_module
+    by compiling a program that falls back (through xla/ itself: compiled.py asks this
+    module which partitioner ran, so this module does not ask it to compile)."""
+    from ...xla import compiler
+    from ...xla.options import compile_options
 
-    return FALLBACK_LOG_LINE in (compile_module(_FALLBACK_PROBE, 1, shardy=True).log or "")
+    probe = compiler.compile_program(_FALLBACK_PROBE, 1, compile_options(1, shardy=True))
+    return FALLBACK_LOG_LINE in (probe.log or "")
 
 
 def _sites(program: str | bytes) -> list:

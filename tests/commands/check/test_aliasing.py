@@ -13,7 +13,7 @@ from shardy_convert.commands.check.render_json import difference_json
 from shardy_convert.commands.check.render_text import details_text
 from shardy_convert.commands.check.signature import main_signature
 from shardy_convert.formats import module as formats
-from shardy_convert.ir.mlir import new_context, print_module
+from shardy_convert.ir.parse import new_context, print_module
 
 from ...conftest import TESTDATA
 
