@@ -32,10 +32,13 @@ from .registry import PASSES
 #    V1 and V2 alike and takes each distinct string through V1 -> V2 (the algebra of
 #    v1-to-v2) on its way to sdy, so running v1-to-v2 first would only rewrite strings that
 #    are about to disappear; v1-to-v2 is the `v2` command's pass.
+#    import-sharding-groups runs before it: it reads the shard groups (`shard_as N`) in the
+#    strings, which import-shardings drops with the strings.
 # 2. import-custom-calls reads the mesh and the `sdy.sharding`s import-shardings placed.
 # 3. Shardy's own clean-ups that keep the front-end form JAX emits (what XLA compiles):
 #    lifting any inlined mesh and sorting/deduplicating manual axes.
 CONVERT_PIPELINE = (
+    "import-sharding-groups",
     "import-shardings",
     "import-custom-calls",
     "sdy-lift-inlined-meshes",

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 # only the passes it runs, not v1-to-v2, export-shardings, match-gspmd-boundary ...).
 _WHERE = {
     "v1-to-v2": "v1_to_v2:V1ToV2Pass",
+    "import-sharding-groups": "import_sharding_groups:ImportShardingGroupsPass",
     "import-shardings": "import_shardings:ImportShardingsPass",
     "import-custom-calls": "import_custom_calls:ImportCustomCallsPass",
     "export-shardings": "export_shardings:ExportShardingsPass",
