@@ -44,7 +44,9 @@ class Converted:
     program: bytes
     format: bytes
     options: bytes
-    order: bytes  # int32s: which caller partition each compiled partition is; b"": the same
+    # int32s: which caller partition each compiled partition is (0, 1, ... when the same: the
+    # wrapper relabels the compiled shardings into explicit device lists either way)
+    order: bytes
     report: Report
 
     @property
@@ -92,7 +94,13 @@ def convert(
             _as_mlir(code, form), opts, report, emit, raw, boundary_cache, meshes
         )
         if order is None:
-            return Converted(out, b"mlir", compile_options.rewrite(options), b"", report)
+            # The caller's own order, given all the same: the wrapper then hands the caller
+            # the compiled shardings as GSPMD spells them, explicit device lists
+            # (optimized_program.py) where Shardy's partitioner writes iota forms; torch_xla
+            # prints what it reads (`_get_xla_sharding_spec`).
+            identity = range(opts.num_partitions * opts.num_replicas)
+            order_bytes = struct.pack(f"<{len(identity)}i", *identity)
+            return Converted(out, b"mlir", compile_options.rewrite(options), order_bytes, report)
         return Converted(out, b"mlir", *_in_order(options, opts, order), report)
     except ProgramError:
         raise
