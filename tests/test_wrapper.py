@@ -192,15 +192,29 @@ def test_passthrough_hands_the_program_back_unchanged_and_counts_it():
     assert session.counters.passed_through == 1
 
 
-def test_an_uneven_sharding_is_refused_never_handed_over_as_another_program():
-    """1x128 split 8 ways on dim 0: GSPMD pads it, Shardy would compile it replicated."""
+def test_an_uneven_parameter_takes_gspmds_padded_shape():
+    """1x128 split 8 ways on dim 0: GSPMD pads it to 8x128 (device 0 holds the row), which is
+    what torch_xla hands over; the converted program takes that padded shape, evenly split."""
     uneven = portable(
         'func.func @main(%arg0: tensor<1x128xf32> {mhlo.sharding = "{devices=[8,1]<=[8]}"})'
         " -> tensor<1x128xf32> {\n"
         "  %0 = stablehlo.add %arg0, %arg0 : tensor<1x128xf32>\n"
         "  return %0 : tensor<1x128xf32>\n}\n"
     )
-    with pytest.raises(ShardyConvertError, match="another program"):
+    code, _, _, _ = wrapper.Session(emit="text").compile(uneven, b"mlir", jaxlib_options(8))
+    assert b"%arg0: tensor<8x128xf32>" in code
+    assert b"stablehlo.slice %arg0 [0:1, 0:128]" in code
+
+
+def test_an_uneven_sharding_with_no_padded_form_is_refused_never_handed_over_as_another_program():
+    """An op's own uneven sharding: neither a boundary nor a @Sharding, no padded form."""
+    uneven = portable(
+        "func.func @main(%arg0: tensor<1x128xf32>) -> tensor<1x128xf32> {\n"
+        '  %0 = stablehlo.add %arg0, %arg0 {mhlo.sharding = "{devices=[8,1]<=[8]}"}'
+        " : tensor<1x128xf32>\n"
+        "  return %0 : tensor<1x128xf32>\n}\n"
+    )
+    with pytest.raises(ShardyConvertError, match=r"shape \[1, 128\].*dim 0 of size 1 is split 8"):
         wrapper.Session().compile(uneven, b"mlir", jaxlib_options(8))
     session = wrapper.Session(Settings(on_error="passthrough"))
     options = jaxlib_options(8)

@@ -15,6 +15,8 @@ from collections.abc import Iterator, Mapping
 # only the passes it runs, not v1-to-v2, export-shardings, match-gspmd-boundary ...).
 _WHERE = {
     "v1-to-v2": "v1_to_v2:V1ToV2Pass",
+    "lift-callee-shardings": "lift_callee_shardings:LiftCalleeShardingsPass",
+    "pad-uneven": "pad_uneven:PadUnevenPass",
     "import-sharding-groups": "import_sharding_groups:ImportShardingGroupsPass",
     "import-shardings": "import_shardings:ImportShardingsPass",
     "import-custom-calls": "import_custom_calls:ImportCustomCallsPass",

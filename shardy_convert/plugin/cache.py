@@ -90,7 +90,8 @@ class _Answer:
 @dataclass
 class Cache:
     """`answer(key, convert, unconverted)`: `convert()` once per key, its result for every
-    request; a failure follows the policy (raise it, or answer `unconverted`)."""
+    request; a failure follows the policy (raise it, or answer `unconverted`, or what it
+    returns if it is a function)."""
 
     on_error: str = "raise"
     size: int = 256
@@ -146,14 +147,21 @@ class Cache:
                 e.message = f"{e.message}; {REFUSED}"
             elif self.on_error == "passthrough":
                 self.log.warning(UNCONVERTED, e)
-            answer = _Answer(unconverted, e)
+            answer = _Answer(self._unconverted(unconverted), e)
         except Exception as e:  # a bug of ours: never the host's crash (see the module doc)
             if self.on_error == "passthrough":
                 self.log.warning(INTERNAL_ERROR, where(e), exc_info=e)
-            answer = _Answer(unconverted, InternalError(e))
+            answer = _Answer(self._unconverted(unconverted), InternalError(e))
         with self._lock:
             self.counters.seconds += time.perf_counter() - start
         return answer
+
+    def _unconverted(self, unconverted: Any) -> Any:
+        """What to compile instead; `unconverted` may be a function making it (called only
+        under passthrough, once per program)."""
+        if self.on_error != "passthrough" or not callable(unconverted):
+            return None if callable(unconverted) else unconverted
+        return unconverted()
 
     def _count(self, entry: _Answer, hit: bool) -> None:
         c = self.counters

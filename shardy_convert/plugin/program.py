@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from ..passes.import_shardings import MeshChoice
     from ..passes.match_gspmd_boundary import Outcome
 
+# Run on every program the plugin receives, before it is converted (GSPMD strings in and out).
+GSPMD_AS_MEANT = ("lift-callee-shardings", "pad-uneven")
+
 
 @dataclass(frozen=True)
 class Report:
@@ -187,6 +190,11 @@ def _to_shardy(
 
     if is_shardy(mod.operation):
         return None, replace(report, shardy=True)
+    # What torch_xla meant, in GSPMD's own terms: shardings where the executable's parameters
+    # are (lift-callee-shardings), uneven tilings in GSPMD's padded layout (pad-uneven), so
+    # that Shardy compiles for the buffers torch_xla holds; an uneven sharding with no padded
+    # form is refused here, naming the value.
+    pipeline.run(mod, pipeline.build(GSPMD_AS_MEANT), verify_each=False)
     # strict: an uneven sharding (Shardy would compile another program) is refused, so the
     # plugin never gets a program known to compute differently; passthrough compiles the
     # original with GSPMD instead. import-shardings closes unannotated values.
@@ -207,6 +215,31 @@ def _to_shardy(
     order = pipeline.run(mod, pipeline.build(["iota-mesh"]), verify_each=False).of(DeviceOrder)
     report = replace(report, mesh=_mesh_text(mod), choice=found.of(MeshChoice), boundary=boundary)
     return (None if order is None else order.order), report
+
+
+def passthrough_program(code: bytes, form: str, options: bytes) -> tuple[bytes, ...]:
+    """What the plugin compiles, with GSPMD, for a program that is not converted
+    (`on_error="passthrough"`): the program with its callees' shardings on `@main`
+    (lift-callee-shardings: torch_xla's parameters are laid out so), in the form it came in;
+    the program itself where nothing moves or it cannot be read."""
+    unchanged = (code, form.encode(), options, b"")
+    if form != "mlir":  # an HloModuleProto: its entry computation has the shardings
+        return unchanged
+    from ..formats import module as formats
+    from ..ir.mlir import thread_context
+    from ..passes.lift_callee_shardings import lift
+
+    try:
+        with thread_context() as ctx:
+            mod = formats.load(code, ctx, trusted=True)
+            if not lift(mod.operation):
+                return unchanged
+            kind = formats.detect(code)
+            version = formats.portable_version(code) if kind == "portable" else None
+            out = formats.save(mod, kind, version)
+    except ShardyConvertError:
+        return unchanged
+    return (out if isinstance(out, bytes) else out.encode()), form.encode(), options, b""
 
 
 def _mesh_text(mod) -> str:
