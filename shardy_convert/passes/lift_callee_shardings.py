@@ -115,7 +115,7 @@ def _element(attr: ir.Attribute, j: int) -> ir.Attribute | None:
     (or does not parse: import-shardings reports that, where it stands)."""
     try:
         sharding = parse(ir.StringAttr(attr).value)
-    except Exception:  # noqa: BLE001  (left where it is, for import-shardings to locate)
+    except Exception:
         return None
     if sharding.kind is not Kind.TUPLE or j >= len(sharding.elements):
         return None
