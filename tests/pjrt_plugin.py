@@ -291,10 +291,19 @@ class PluginClient:
 
     # -- compile and run -------------------------------------------------------------------
 
-    def compile(self, module: str | bytes, num_devices: int, *, shardy: bool) -> Executable:
+    def compile(
+        self,
+        module: str | bytes,
+        num_devices: int,
+        *,
+        shardy: bool,
+        propagate_to_output: bool = False,
+    ) -> Executable:
         """Compiles `module` (MLIR text, or bytecode such as a portable artifact) for
         `num_devices` partitions with SPMD partitioning, Shardy's partitioner if `shardy`
-        else GSPMD's. ShardyConvertError carries the plugin's message on failure."""
+        else GSPMD's; `propagate_to_output` as torch_xla compiles (an unannotated output gets
+        the partitioner's sharding, not replicated). ShardyConvertError carries the plugin's
+        message on failure."""
         pypjrt = self._pypjrt
         if num_devices > self.num_devices:
             raise ShardyConvertError(
@@ -306,6 +315,8 @@ class PluginClient:
             use_spmd_partitioning=True,
             use_shardy_partitioner=shardy,
         )
+        if propagate_to_output:
+            options.allow_spmd_sharding_propagation_to_output = [True]
         try:
             handle = self.client.compile(module, options=options)
         except pypjrt.errors.PjrtError as e:

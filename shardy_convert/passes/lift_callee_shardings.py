@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..errors import ShardyConvertError
 from ..ir.bindings import ir
 from ..ir.value_attrs import edited
 from ..ir.walker import SHARDING, callee, func_name, funcs
@@ -115,7 +116,7 @@ def _element(attr: ir.Attribute, j: int) -> ir.Attribute | None:
     (or does not parse: import-shardings reports that, where it stands)."""
     try:
         sharding = parse(ir.StringAttr(attr).value)
-    except Exception:
+    except ShardyConvertError:  # left where it is, for import-shardings to locate
         return None
     if sharding.kind is not Kind.TUPLE or j >= len(sharding.elements):
         return None

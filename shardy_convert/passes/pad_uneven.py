@@ -15,8 +15,9 @@ from typing import ClassVar
 
 from ..errors import ModuleError
 from ..ir.bindings import ir
+from ..ir.manual_regions import FULL_TO_SHARD, SHARD_TO_FULL
 from ..ir.value_attrs import edited
-from ..ir.walker import SHARDING, Site, func_name, sites
+from ..ir.walker import SHARDING, Site, call_target, func_name, sites
 from ..sharding import HloSharding, Kind
 from ..sharding.uneven import padded_shape
 
@@ -27,10 +28,9 @@ class PadUnevenPass:
     rounded up to a multiple of its tile count), keeping the sharding, which is then even:
     an `@main` argument takes the padded type and its logical value is sliced out first; an
     annotated `@main` result is padded (zeros) before it is returned; a `@Sharding` constrains
-    the padded value, sliced after; a `@main` result that is such a slice returns the padded,
-    constrained value itself; another function's argument or result sharding becomes such a
-    `@Sharding` at its entry or exit. Every per-device buffer the program takes and gives is
-    then GSPMD's. An uneven sharding elsewhere (an op's own, a manual region's boundary) has
+    the padded value, sliced after; another function's argument or result sharding becomes
+    such a `@Sharding` at its entry or exit. Every per-device buffer the program takes, and
+    gives where a result is annotated, is then GSPMD's. An uneven sharding elsewhere (an op's own, a manual region's boundary) has
     no such form: an error naming the value, its shape, the dim and what to change."""
 
     NAME: ClassVar[str] = "pad-uneven"
@@ -85,6 +85,8 @@ def _check_paddable(site: Site, sharding: HloSharding, padded: tuple[int, ...]) 
         why = "a module attribute's sharding"
     elif site.kind == "op" and site.target != "Sharding":
         why = f"the sharding of {site.owner.name}" + (f" @{site.target}" if site.target else "")
+    elif site.kind == "op" and _at_manual_boundary(site.owner):
+        why = "a manual region's boundary"  # its shards are the manual values themselves
     if why is None:
         return
     shape = tuple(ir.RankedTensorType(site.value_types()[0]).shape)
@@ -96,6 +98,16 @@ def _check_paddable(site: Site, sharding: HloSharding, padded: tuple[int, ...]) 
         f"split {ways} ways, which GSPMD pads and Shardy cannot ({why} has no padded form); "
         f"make dim {k} a multiple of {ways} (pad the tensor) or shard it fewer ways",
         location=site.location,
+    )
+
+
+def _at_manual_boundary(op: ir.Operation) -> bool:
+    """A `@Sharding` feeding `@SPMDFullToShardShape` or fed by `@SPMDShardToFullShape`."""
+    users = [use.owner for use in op.results[0].uses]
+    made_by = op.operands[0].owner
+    made_by = None if isinstance(made_by, ir.Block) else made_by.operation
+    return any(call_target(u) == FULL_TO_SHARD for u in users) or (
+        made_by is not None and call_target(made_by) == SHARD_TO_FULL
     )
 
 
@@ -218,8 +230,9 @@ def _as_custom_call(site: Site, edits: dict) -> ir.Operation:
 
 
 def _pad_custom_call(call: ir.Operation, padded: tuple[int, ...]) -> None:
-    """`@Sharding(v)` -> `slice(@Sharding(pad(v)))`; a `@main` result that is the slice
-    returns the padded value."""
+    """`@Sharding(v)` -> `slice(@Sharding(pad(v)))`. A `@main` result that is the slice stays
+    the logical value, its sharding the partitioner's: GSPMD compiles such an output
+    replicated where the compile options let it choose (torch_xla's), measured."""
     call = call.operation
     logical = call.results[0].type
     padding = _pad(call.operands[0], padded, ir.InsertionPoint(call), call.location)
@@ -235,26 +248,3 @@ def _pad_custom_call(call: ir.Operation, padded: tuple[int, ...]) -> None:
     sliced = _slice(new.result, logical, ir.InsertionPoint(call), call.location)
     call.results[0].replace_all_uses_with(sliced.result)
     call.erase()
-    _return_padded(sliced, new.result)
-
-
-def _return_padded(sliced: ir.OpView, padded: ir.Value) -> None:
-    """Where `@main` returns the slice of a padded `@Sharding` as an unannotated result, it
-    returns the padded value: the output is laid out as GSPMD's."""
-    for use in list(sliced.result.uses):
-        ret = use.owner
-        if ret.name != "func.return":
-            continue
-        func = ret.parent
-        if not _is_main(func):
-            continue
-        results = edited({}, func, "result")
-        if results.has(use.operand_number, SHARDING):
-            continue
-        ret.operands[use.operand_number] = padded
-        ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
-        outs = list(ftype.results)
-        outs[use.operand_number] = padded.type
-        func.attributes["function_type"] = ir.TypeAttr.get(
-            ir.FunctionType.get(list(ftype.inputs), outs)
-        )
