@@ -30,8 +30,9 @@ class PadUnevenPass:
     annotated `@main` result is padded (zeros) before it is returned; a `@Sharding` constrains
     the padded value, sliced after; another function's argument or result sharding becomes
     such a `@Sharding` at its entry or exit. Every per-device buffer the program takes, and
-    gives where a result is annotated, is then GSPMD's. An uneven sharding elsewhere (an op's own, a manual region's boundary) has
-    no such form: an error naming the value, its shape, the dim and what to change."""
+    gives where a result is annotated, is then GSPMD's. An uneven sharding elsewhere (an op's
+    own, a manual region's boundary) has no such form: an error naming the value, its shape,
+    the dim and what to change."""
 
     NAME: ClassVar[str] = "pad-uneven"
 
