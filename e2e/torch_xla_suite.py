@@ -1,8 +1,9 @@
 """Runs PyTorch/XLA's own SPMD test suite twice and compares: on torch_xla's built-in CPU
 runtime, and through shardy-convert's wrapper (`use_plugin` on xla-cpu-pjrt).
 
-    python -m e2e.torch_xla_suite CHECKOUT [--logs DIR] [--files NAME ...] [--devices 8]
-        [--timeout S] [--modes builtin,plugin] [--no-rerun]
+    python -m e2e.torch_xla_suite CHECKOUT [--logs DIR] [--files NAME ...] [--skip NAME ...]
+        [--devices 8] [--timeout S] [--modes builtin,plugin] [--builtin-from RESULTS]
+        [--no-rerun]
 
 CHECKOUT is a copy of pytorch/xla's repository (tag v2.9.0, the release torch_xla 2.9 is);
 its `test/spmd/test_*.py` files run, unedited, one file per pytest process, in sequence (each
@@ -17,8 +18,13 @@ process state), and is reported apart. The table it prints: passed both, plugin-
 tests skipped on one side only (the suite's conditions on the device name). Logs, JUnit XML
 and `results.json` stay in --logs (default: a new folder under /tmp).
 
+--skip leaves files out of both runs (test_train_spmd_linear_model.py trains for over half an
+hour a run on a 2-core machine); --builtin-from takes the built-in run from an earlier
+run's results.json (same checkout and torch_xla), so only the plugin side runs again.
+
 The run needs the torch venv (torch 2.9, torch-xla 2.9, xla-cpu-pjrt, pytest) and this
-repository on PYTHONPATH (it puts itself there for the children).
+repository on PYTHONPATH (it puts itself there for the children); `xs.shard_as` needs torchax
+(torch_xla imports it for `call_jax`), which a PYTHONPATH entry can supply.
 """
 
 from __future__ import annotations
@@ -55,14 +61,14 @@ class Run:
     tests: dict[str, Outcome] = field(default_factory=dict)
 
 
-def suite_files(checkout: Path, names: list[str] | None) -> list[Path]:
+def suite_files(checkout: Path, names: list[str] | None, skip: list[str]) -> list[Path]:
     folder = checkout / "test" / "spmd"
     if not folder.is_dir():
         raise SystemExit(f"{checkout} has no test/spmd (give a pytorch/xla checkout)")
     files = sorted(folder.glob("test_*.py"))
     if names:
         files = [f for f in files if f.name in names or f.stem in names]
-    return files
+    return [f for f in files if f.name not in skip and f.stem not in skip]
 
 
 def environment(checkout: Path, mode: str, devices: int) -> dict:
@@ -157,6 +163,14 @@ def run_mode(checkout, mode, files, logs: Path, args) -> Run:
     return run
 
 
+def earlier_run(results: Path, mode: str, files: set[str]) -> Run:
+    """One mode's outcomes from an earlier run's results.json, for the files run now."""
+    data = json.loads(results.read_text())["runs"][mode]
+    return Run(
+        {t: Outcome(**o) for t, o in data.items() if t.split("::")[0] in files},
+    )
+
+
 def rerun_alone(checkout, tests: list[str], logs: Path, args) -> Run:
     """Each test in a pytest process of its own, through the plugin."""
     folder = logs / "plugin-alone"
@@ -224,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("checkout", type=Path, help="a pytorch/xla checkout (tag v2.9.0)")
     parser.add_argument("--logs", type=Path, help="where logs go (default: a new /tmp folder)")
     parser.add_argument("--files", nargs="*", help="only these files of test/spmd")
+    parser.add_argument("--skip", nargs="*", default=[], help="files left out of both runs")
+    parser.add_argument("--builtin-from", type=Path, help="an earlier run's results.json")
     parser.add_argument("--devices", type=int, default=8)
     parser.add_argument("--timeout", type=int, default=3600, help="per pytest process (s)")
     parser.add_argument("--modes", default="builtin,plugin")
@@ -234,11 +250,14 @@ def main(argv: list[str] | None = None) -> int:
     logs.mkdir(parents=True, exist_ok=True)
     args.ini = logs / "pytest.ini"
     args.ini.write_text("[pytest]\n")  # no ini of ours, none of the checkout's
-    files = suite_files(checkout, args.files)
+    files = suite_files(checkout, args.files, args.skip)
     print(f"{len(files)} files of {checkout}/test/spmd; logs in {logs}", flush=True)
     runs = {}
+    if args.builtin_from:
+        runs["builtin"] = earlier_run(args.builtin_from, "builtin", {f.name for f in files})
     for mode in args.modes.split(","):
-        runs[mode] = run_mode(checkout, mode, files, logs, args)
+        if mode not in runs:
+            runs[mode] = run_mode(checkout, mode, files, logs, args)
     builtin, plugin = runs.get("builtin", Run()), runs.get("plugin", Run())
     suspects = [
         t

@@ -84,6 +84,8 @@ def _check_paddable(site: Site, sharding: HloSharding, padded: tuple[int, ...]) 
     why = None
     if site.kind == "module":
         why = "a module attribute's sharding"
+    elif site.kind == "op" and site.target in (FULL_TO_SHARD, SHARD_TO_FULL):
+        why = "a manual region's boundary"
     elif site.kind == "op" and site.target != "Sharding":
         why = f"the sharding of {site.owner.name}" + (f" @{site.target}" if site.target else "")
     elif site.kind == "op" and _at_manual_boundary(site.owner):
