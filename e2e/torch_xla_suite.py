@@ -164,11 +164,17 @@ def run_mode(checkout, mode, files, logs: Path, args) -> Run:
 
 
 def earlier_run(results: Path, mode: str, files: set[str]) -> Run:
-    """One mode's outcomes from an earlier run's results.json, for the files run now."""
+    """One mode's outcomes from an earlier run, for the files run now: its results.json, or
+    its folder of JUnit XML (`LOGS/builtin`, while that run is still going on)."""
+    if results.is_dir():
+        run = Run()
+        for name in sorted(files):
+            xml = results / (Path(name).stem + ".xml")
+            got = read_junit(xml).tests if xml.is_file() else {}
+            run.tests.update(got or {name: Outcome(FAILED, f"no result in {results}")})
+        return run
     data = json.loads(results.read_text())["runs"][mode]
-    return Run(
-        {t: Outcome(**o) for t, o in data.items() if t.split("::")[0] in files},
-    )
+    return Run({t: Outcome(**o) for t, o in data.items() if t.split("::")[0] in files})
 
 
 def rerun_alone(checkout, tests: list[str], logs: Path, args) -> Run:
@@ -239,7 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--logs", type=Path, help="where logs go (default: a new /tmp folder)")
     parser.add_argument("--files", nargs="*", help="only these files of test/spmd")
     parser.add_argument("--skip", nargs="*", default=[], help="files left out of both runs")
-    parser.add_argument("--builtin-from", type=Path, help="an earlier run's results.json")
+    parser.add_argument(
+        "--builtin-from", type=Path, help="an earlier run's results.json or LOGS/builtin folder"
+    )
     parser.add_argument("--devices", type=int, default=8)
     parser.add_argument("--timeout", type=int, default=3600, help="per pytest process (s)")
     parser.add_argument("--modes", default="builtin,plugin")
