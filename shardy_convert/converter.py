@@ -47,10 +47,12 @@ class ConvertRequest:
     target_version: str | None = None
     imported: bool = False
     validate: bool = False
+    # pad-uneven first: uneven tilings take GSPMD's padded global shape (passes/pad_uneven.py)
+    pad_uneven: bool = False
 
     @property
     def pipeline(self) -> pipeline.Pipeline:
-        return pipeline.conversion(self.importer, self.matcher)
+        return pipeline.conversion(self.importer, self.matcher, self.pad_uneven)
 
     def run(self, module: str | bytes) -> str | bytes:
         return _convert(module, self)
@@ -83,6 +85,7 @@ def convert(
     strict: bool = False,
     match_gspmd_boundary: bool = False,
     boundary_cache: str | os.PathLike | bool | None = None,
+    pad_uneven: bool = False,
 ) -> str | bytes:
     """Converts a GSPMD module (MLIR text, bytecode or portable artifact; or XLA's HLO text or
     module proto, `formats.hlo`, which comes back as MLIR text by default) to Shardy.
@@ -130,6 +133,10 @@ def convert(
         propagation, with a ShardyConvertWarning.
     boundary_cache: also keep GSPMD's choices in this directory across processes (True:
         the user cache dir, `~/.cache/shardy-convert/gspmd-boundary`).
+    pad_uneven: give every uneven tiling GSPMD's padded global shape first
+        (passes/pad_uneven.py): @main's arguments (and annotated results) take the padded
+        shape, so the program takes the per-device buffers GSPMD's does (what torch_xla
+        holds); an uneven sharding with no padded form is an error naming the value.
 
     Raises ShardyConvertError (located) on bad input; never returns a half-converted module.
     A module that already carries Shardy (natively, or in the round-trip form of a portable
@@ -153,6 +160,7 @@ def convert(
         target_version=target_version,
         imported=imported,
         validate=validate,
+        pad_uneven=pad_uneven,
     )
     return _convert(module, request)
 

@@ -176,10 +176,11 @@ def test_match_gspmd_boundary_compiles_as_the_importer_reads():
 
     importer = ImportShardingsPass(**GIVEN)
     own = {"compile_options": b"\x1a\x02\x28\x08", "boundary_cache": "/cache"}
-    first, second, *rest = pipeline.conversion(importer, MatchGspmdBoundaryPass(**own))
+    first, groups, second, *rest = pipeline.conversion(importer, MatchGspmdBoundaryPass(**own))
+    assert type(groups).NAME == "import-sharding-groups"  # it reads what import-shardings drops
     assert second is importer
     assert [type(p).NAME if not isinstance(p, str) else p for p in rest] == list(
-        pipeline.CONVERT_PIPELINE[1:]
+        pipeline.CONVERT_PIPELINE[2:]
     )
     shared = {f.name for f in fields(first)} & set(GIVEN)
     assert shared

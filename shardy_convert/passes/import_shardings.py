@@ -214,7 +214,10 @@ def _check_even(found: list[tuple[Site, HloSharding]], plan: MeshPlan, strict: b
             uneven[key] = _uneven(site, sharding, types, plan, axes)
         for k, dim in uneven[key]:
             which = f"result {k}: " if len(types) > 1 else ""
-            message = f'{which}{dim} (sharding "{site.text}"): another program'
+            message = (
+                f'{which}{dim} (sharding "{site.text}"): another program (pad-uneven, '
+                "convert --pad-uneven, gives it GSPMD's padded shape)"
+            )
             if strict:
                 raise NoShardyFormError(message, location=site.location)
             warnings.warn(ShardyConvertWarning(message, location=site.location), stacklevel=2)

@@ -173,12 +173,17 @@ def build(pipeline: str | Sequence[str | Step], defaults: Mapping | None = None)
     return tuple(out)
 
 
-def conversion(importer: ImportShardingsPass, matcher=None) -> Pipeline:
+def conversion(importer: ImportShardingsPass, matcher=None, pad_uneven: bool = False) -> Pipeline:
     """CONVERT_PIPELINE with `importer` (the conversion's options) as its import-shardings;
     with `matcher` (a MatchGspmdBoundaryPass), GSPMD's boundary is pinned first, compiled
-    with the importer's device count, mesh and propagation options (`matcher.like`)."""
+    with the importer's device count, mesh and propagation options (`matcher.like`); with
+    `pad_uneven`, pad-uneven before all (uneven tilings in GSPMD's padded layout, still
+    GSPMD: the matcher compiles that)."""
+    at = CONVERT_PIPELINE.index(ImportShardingsPass.NAME)
     first = () if matcher is None else (matcher.like(importer),)
-    return (*first, importer, *build(CONVERT_PIPELINE[1:]))
+    pad = build(["pad-uneven"]) if pad_uneven else ()
+    before, after = build(CONVERT_PIPELINE[:at]), build(CONVERT_PIPELINE[at + 1 :])
+    return (*pad, *first, *before, importer, *after)
 
 
 def _is_parsed(pipeline) -> bool:

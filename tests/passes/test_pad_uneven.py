@@ -134,3 +134,14 @@ def test_an_ops_own_uneven_sharding_is_refused_naming_the_value():
         "split 8 ways, which GSPMD pads and Shardy cannot (the sharding of stablehlo.negate has "
         "no padded form); make dim 0 a multiple of 8 (pad the tensor) or shard it fewer ways"
     )
+
+
+def test_convert_pads_uneven_shardings_when_asked():
+    from shardy_convert import convert
+
+    text = PROGRAMS["argument_and_result"]
+    with pytest.raises(ShardyConvertError, match="another program"):
+        convert(text, strict=True)
+    out = convert(text, strict=True, pad_uneven=True, num_devices=N)
+    assert "%arg0: tensor<24x10xf32>" in out
+    assert "stablehlo.slice %arg0 [0:20, 0:10]" in out
