@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the MLIR as torch_xla prints it, one op a line)
 """import-sharding-groups, proven by compiling on OpenXLA's CPU PJRT plugin (8 devices):
 torch_xla's `xs.shard_as(x, y)` program compiles with Shardy to GSPMD's placement (y split as
 x is), and without the groups it would not (y replicated: the group was the only thing that
