@@ -75,6 +75,12 @@ from .params import (
     help="Write each graph whose values differ as a reproducer (the programs cut to the "
     "differing outputs, the inputs, a script that runs them with jaxlib) under DIR.",
 )
+@click.option(
+    "--pad-uneven",
+    is_flag=True,
+    help="Give uneven shardings GSPMD's padded global shape in both programs first (as convert "
+    "--pad-uneven and the plugin do): compares the programs that take GSPMD's buffers.",
+)
 @match_gspmd_boundary_option
 def check(
     inputs,
@@ -86,6 +92,7 @@ def check(
     max_cost_ratio,
     values,
     reproducer,
+    pad_uneven,
     match_gspmd_boundary,
 ) -> None:
     """Convert, compile original (GSPMD) and result (Shardy) on the CPU PJRT client, compare
@@ -102,6 +109,7 @@ def check(
     with _status() as status:
         options = {"devices": devices, "mesh": mesh, "meshes": mesh_file, "reference": reference}
         options["match_gspmd_boundary"] = match_gspmd_boundary
+        options["pad_uneven"] = pad_uneven
         options |= {"max_cost_ratio": max_cost_ratio, "progress": status}
         options["given"] = Given(*(values or (None, "")), reproducer)
         for graph in check_inputs(inputs, **options):

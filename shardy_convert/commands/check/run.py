@@ -140,12 +140,16 @@ def check_inputs(
     max_cost_ratio: float | None = None,
     progress: Callable[[str], None] | None = None,
     given: Given | None = None,
+    pad_uneven: bool = False,
 ) -> Iterator[GraphCheck]:
     """Checks every graph of every input, in order (see the module docstring). Without
     `mesh`, graphs are converted on `meshes` (a mesh file's) or those of the mesh file beside
     each input (formats/meshes.py). With `max_cost_ratio`, a graph whose Shardy program costs
     more than that many times GSPMD's (collective bytes or temp memory) fails. `progress`
-    hears what is being done; `given`: the user's test values and reproducer directory."""
+    hears what is being done; `given`: the user's test values and reproducer directory. With
+    `pad_uneven`, each graph's uneven shardings take GSPMD's padded shape first
+    (passes/pad_uneven.py), in the original GSPMD program too: the two programs compared then
+    take the same per-device buffers."""
     say = progress or (lambda message: None)
     items = expand(inputs)  # before stdin is read: a usage error reads nothing
     stdin = read_input(STDIN) if STDIN in inputs else b""
@@ -155,7 +159,7 @@ def check_inputs(
         say(f"converting {item.name}")
         data = stdin if item.name == STDIN else None
         options = {"mesh": mesh, "meshes": meshes}
-        graphs += _prepare(item.name, data, devices, options, match_gspmd_boundary)
+        graphs += _prepare(item.name, data, devices, options, match_gspmd_boundary, pad_uneven)
     for k, graph in enumerate(graphs, 1):
         if graph.outcome is None:
             say(f"[{k}/{len(graphs)}] compiling {graph.where}")
@@ -166,7 +170,12 @@ def check_inputs(
 
 
 def _prepare(
-    name: str, data: bytes | None, devices: int | None, mesh: dict, match: bool = False
+    name: str,
+    data: bytes | None,
+    devices: int | None,
+    mesh: dict,
+    match: bool = False,
+    pad: bool = False,
 ) -> list[_Graph]:
     try:
         source = dump.read(_text(read_input(name) if data is None else data), name)
@@ -177,7 +186,9 @@ def _prepare(
     fallback = source.device_count if source.is_dump else None
     # One loop for every command: errors and warnings come back located in the input.
     results = dump.for_each_graph(
-        source, lambda g: _convert(_Graph(name, g.index), g, fallback or devices, mesh, match), name
+        source,
+        lambda g: _convert(_Graph(name, g.index), g, fallback or devices, mesh, match, pad),
+        name,
     )
     return [
         _Graph(name, g.index).failed(r) if isinstance(r, ShardyConvertError) else r
@@ -195,7 +206,12 @@ def _text(data: bytes) -> str | bytes:
 
 
 def _convert(
-    graph: _Graph, source: dump.Graph, fallback: int | None, mesh: dict, match: bool = False
+    graph: _Graph,
+    source: dump.Graph,
+    fallback: int | None,
+    mesh: dict,
+    match: bool = False,
+    pad: bool = False,
 ) -> _Graph:
     """`graph` with its two modules, or "already Shardy". Raises ShardyConvertError (a bug of
     ours as an InternalError) for `for_each_graph` to locate."""
@@ -204,13 +220,14 @@ def _convert(
         if _is_shardy(source.text):
             graph.outcome = GraphCheck(graph.file, graph.index)
             return graph
+        original = _padded(source.text) if pad else source.text
         # GSPMD's boundary (--match-gspmd-boundary) as check compiles the original: propagation
         # to the unannotated results only (signature.propagate_to_output)
-        flags = main_signature(source.text).propagate_to_output() if match else True
+        flags = main_signature(original).propagate_to_output() if match else True
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ShardyConvertWarning)
             converted = convert(
-                source.text,
+                original,
                 **mesh,
                 fallback_devices=fallback,
                 validate=True,
@@ -219,13 +236,23 @@ def _convert(
             )
         for w in caught:  # passed on, naming check's own flag
             warnings.warn(naming_flag(w.message, "--devices N"), stacklevel=2)
-        graph.original, graph.converted = source.text, converted
+        graph.original, graph.converted = original, converted
         graph.devices = device_count(converted, fallback)
     except ShardyConvertError:
         raise
     except Exception as e:
         raise InternalError(e) from None
     return graph
+
+
+def _padded(text: str) -> str:
+    """The GSPMD program with pad-uneven applied (still GSPMD: the same per-device buffers)."""
+    from ...passes import pipeline
+
+    with new_context() as ctx:
+        module = parse_module(text, ctx)
+        pipeline.run(module, pipeline.build(["pad-uneven"]))
+        return print_module(module, "text", locations=True)
 
 
 def _is_shardy(text: str) -> bool:
