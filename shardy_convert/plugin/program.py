@@ -237,7 +237,7 @@ def passthrough_program(code: bytes, form: str, options: bytes) -> tuple[bytes, 
             kind = formats.detect(code)
             version = formats.portable_version(code) if kind == "portable" else None
             out = formats.save(mod, kind, version)
-    except ShardyConvertError:
+    except Exception:  # the program as it came, never worse than before (a bug of ours)
         return unchanged
     return (out if isinstance(out, bytes) else out.encode()), form.encode(), options, b""
 

@@ -189,7 +189,7 @@ def _import_converter() -> None:
     from ..formats import module as formats  # noqa: F401
     from ..formats import portable as round_trip
     from ..ir.parse import new_context
-    from ..passes import pipeline  # noqa: F401
+    from ..passes import lift_callee_shardings, pad_uneven, pipeline  # noqa: F401
 
     with new_context():
         pass
