@@ -228,7 +228,7 @@ def report(rows: dict[str, list[str]], plugin: Run, alone: Run, builtin: Run) ->
         for test in rows[name]:
             side = alone if name.startswith("plugin") else builtin
             got = side.tests.get(test) or plugin.tests.get(test) or Outcome(FAILED)
-            lines.append(f"  {name.split()[0]}-only: {test}: {_first_line(got.message)}")
+            lines.append(f"  {name.split()[0]}: {test}: {_first_line(got.message)}")
     for test in rows["plugin-only failures in the file run, passing alone"]:
         lines.append(f"  in the file run only: {test}: {_first_line(plugin.tests[test].message)}")
     return "\n".join(lines)
