@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..errors import ModuleError
+from ..ir.analyses import Analyses
 from ..ir.bindings import ir
 from ..ir.walker import Site, sites
 
@@ -34,8 +35,8 @@ class ImportShardingGroupsPass:
     # the walk made (ir/analyses.py) holds for import-shardings after it.
     PRESERVES_ANALYSES: ClassVar[bool] = True
 
-    def run(self, module: ir.Operation) -> None:
-        grouped = [s for s in sites(module) if "shard_" in s.text]  # cheap: most have none
+    def run(self, module: ir.Operation, analyses: Analyses | None = None) -> None:
+        grouped = [s for s in sites(module, analyses=analyses) if "shard_" in s.text]
         members = [(site, k, g) for site in grouped for k, g in _groups(site)]
         if not members:
             return

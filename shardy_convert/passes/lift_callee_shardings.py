@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..errors import ShardyConvertError
+from ..ir.analyses import Analyses
 from ..ir.bindings import ir
 from ..ir.value_attrs import edited
 from ..ir.walker import SHARDING, callee, func_name, funcs
@@ -31,7 +32,7 @@ class LiftCalleeShardingsPass:
 
     NAME: ClassVar[str] = "lift-callee-shardings"
 
-    def run(self, module: ir.Operation) -> None:
+    def run(self, module: ir.Operation, analyses: Analyses | None = None) -> None:
         lift(module)
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..errors import ModuleError
+from ..ir.analyses import Analyses
 from ..ir.bindings import ir
 from ..ir.manual_regions import FULL_TO_SHARD, SHARD_TO_FULL
 from ..ir.value_attrs import edited
@@ -36,8 +37,8 @@ class PadUnevenPass:
 
     NAME: ClassVar[str] = "pad-uneven"
 
-    def run(self, module: ir.Operation) -> None:
-        found = list(_uneven_sites(module))
+    def run(self, module: ir.Operation, analyses: Analyses | None = None) -> None:
+        found = list(_uneven_sites(module, analyses))
         if not found:
             return
         for site, sharding, padded in found:
@@ -59,9 +60,9 @@ class PadUnevenPass:
                 _pad_custom_call(call, padded)
 
 
-def _uneven_sites(module: ir.Operation):
+def _uneven_sites(module: ir.Operation, analyses: Analyses | None):
     """(site, sharding, padded shape) of every site whose tiling does not divide its value."""
-    for site in sites(module):
+    for site in sites(module, analyses=analyses):
         if "devices=" not in site.text:  # cheap: only tilings can be uneven
             continue
         sharding = site.parse()

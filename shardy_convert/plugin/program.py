@@ -226,7 +226,7 @@ def passthrough_program(code: bytes, form: str, options: bytes) -> tuple[bytes, 
     if form != "mlir":  # an HloModuleProto: its entry computation has the shardings
         return unchanged
     from ..formats import module as formats
-    from ..ir.mlir import thread_context
+    from ..ir.parse import thread_context
     from ..passes.lift_callee_shardings import lift
 
     try:

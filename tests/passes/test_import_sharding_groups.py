@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shardy_convert.converter import convert_module
+from shardy_convert.converter import ConvertRequest, convert_module
 from shardy_convert.formats import module as formats
-from shardy_convert.ir.mlir import new_context
-from shardy_convert.options import Options
+from shardy_convert.ir.parse import new_context
 from shardy_convert.passes import pipeline
+from shardy_convert.passes.import_shardings import ImportShardingsPass
 from shardy_convert.sharding import parse
 
 from .. import pjrt_plugin
@@ -36,17 +36,20 @@ func.func private @main.3(%arg0: tensor<8xf32>, %arg1: tensor<8xf32>) -> tuple<t
 """
 
 
-def _converted(steps) -> str:
+def _converted(groups: bool = True) -> str:
+    pipe = pipeline.conversion(ImportShardingsPass(num_devices=N))
+    if not groups:
+        pipe = tuple(p for p in pipe if getattr(p, "NAME", p) != "import-sharding-groups")
     with new_context() as ctx:
         mod = formats.load(SHARD_AS, ctx)
-        pipeline.run(mod, steps, Options(num_devices=N))
+        pipeline.run(mod, pipe)
         return str(mod)
 
 
 @pytest.mark.slow
 def test_shard_as_compiles_to_gspmds_placement():
     client = pjrt_plugin.get_client(N)
-    shardy_text = _converted(pipeline.CONVERT_PIPELINE)
+    shardy_text = _converted()
     assert "sdy.sharding_group" in shardy_text
     gspmd = client.compile(
         client.portable_artifact(SHARD_AS), N, shardy=False, propagate_to_output=True
@@ -61,9 +64,8 @@ def test_shard_as_compiles_to_gspmds_placement():
     for got, expected in zip(client.run(shardy, [x, y]), (y, x)):
         np.testing.assert_array_equal(got, expected)
     # the same program without the groups: y comes back replicated, another placement
-    ungrouped = [s for s in pipeline.CONVERT_PIPELINE if s != "import-sharding-groups"]
     other = client.compile(
-        client.portable_artifact(_converted(ungrouped)), N, shardy=True, propagate_to_output=True
+        client.portable_artifact(_converted(groups=False)), N, shardy=True, propagate_to_output=True
     )
     assert parse(str(other.output_shardings[1])) != want[1]
 
@@ -71,5 +73,5 @@ def test_shard_as_compiles_to_gspmds_placement():
 def test_convert_module_keeps_the_group():
     with new_context() as ctx:
         mod = formats.load(SHARD_AS, ctx)
-        convert_module(mod, Options(num_devices=N))
+        convert_module(mod, ConvertRequest(ImportShardingsPass(num_devices=N)))
         assert str(mod).count("sdy.sharding_group") == 2

@@ -5,8 +5,6 @@ exists, the error names the value, its shape, the dim and what to change."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
@@ -69,7 +67,7 @@ def _padded_inputs(executable, shapes, rng) -> list[np.ndarray]:
 
 
 def _shapes(text: str, kind: str) -> list[tuple[int, ...]]:
-    from shardy_convert.commands.check.client import main_signature
+    from shardy_convert.commands.check.signature import main_signature
 
     signature = main_signature(text)
     values = signature.args if kind == "args" else signature.results
@@ -106,18 +104,22 @@ def _placements(shardings) -> list:
 
 
 def _convert(text: str) -> str:
-    from shardy_convert.converter import convert_module
+    """As the plugin converts: the two GSPMD passes, then the conversion, strict (every
+    uneven sharding left is an error), an unannotated output replicated as XLA's default
+    options compile it (GSPMD and Shardy alike)."""
+    from shardy_convert.converter import ConvertRequest, convert_module
     from shardy_convert.formats import module as formats
-    from shardy_convert.ir.mlir import new_context
-    from shardy_convert.options import Options
+    from shardy_convert.ir.parse import new_context
+    from shardy_convert.passes.import_shardings import ImportShardingsPass
+    from shardy_convert.plugin.program import GSPMD_AS_MEANT
 
+    importer = ImportShardingsPass(
+        num_devices=N, strict=True, allow_spmd_sharding_propagation_to_output=False
+    )
     with new_context() as ctx:
         mod = formats.load(text, ctx)
-        pipeline.run(mod, ["lift-callee-shardings", "pad-uneven"])
-        # as XLA's default options: an unannotated output replicated (GSPMD and Shardy alike)
-        options = Options(num_devices=N, strict=True)
-        options = dataclasses.replace(options, allow_spmd_sharding_propagation_to_output=False)
-        convert_module(mod, options)
+        pipeline.run(mod, pipeline.build(GSPMD_AS_MEANT))
+        convert_module(mod, ConvertRequest(importer))
         return str(mod)
 
 
