@@ -201,7 +201,9 @@ def test_an_uneven_parameter_takes_gspmds_padded_shape():
         "  %0 = stablehlo.add %arg0, %arg0 : tensor<1x128xf32>\n"
         "  return %0 : tensor<1x128xf32>\n}\n"
     )
-    code, _, _, _ = wrapper.Session(Settings(emit="text")).compile(uneven, b"mlir", jaxlib_options(8))
+    code, _, _, _ = wrapper.Session(Settings(emit="text")).compile(
+        uneven, b"mlir", jaxlib_options(8)
+    )
     assert b"%arg0: tensor<8x128xf32>" in code
     assert b"stablehlo.slice %arg0 [0:1, 0:128]" in code
 
