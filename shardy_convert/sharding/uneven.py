@@ -88,6 +88,10 @@ def uneven_dims(
     return found
 
 
+# What an uneven sharding's message says to do (passes/pad_uneven.py).
+PAD_HINT = " (pad-uneven, convert --pad-uneven, gives it GSPMD's padded shape)"
+
+
 def padded_shape(sharding, shape: tuple[int, ...]) -> tuple[int, ...] | None:
     """GSPMD's padded global shape of a value of `shape` tiled by `sharding` (an HloSharding):
     each dim rounded up to a multiple of its tile count, as GSPMD lays it out (shard k of a
