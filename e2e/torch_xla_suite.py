@@ -229,6 +229,11 @@ def report(rows: dict[str, list[str]], plugin: Run, alone: Run, builtin: Run) ->
             side = alone if name.startswith("plugin") else builtin
             got = side.tests.get(test) or plugin.tests.get(test) or Outcome(FAILED)
             lines.append(f"  {name.split()[0]}: {test}: {_first_line(got.message)}")
+    for name, other in (("skipped built-in only", plugin), ("skipped plugin only", builtin)):
+        side = "through the plugin" if other is plugin else "built-in"
+        for test in rows[name]:
+            got = other.tests.get(test) or Outcome(FAILED)
+            lines.append(f"  {name}: {test}: {got.status} {side} {_first_line(got.message)}")
     for test in rows["plugin-only failures in the file run, passing alone"]:
         lines.append(f"  in the file run only: {test}: {_first_line(plugin.tests[test].message)}")
     return "\n".join(lines)
