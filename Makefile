@@ -16,9 +16,23 @@ TORCH_PY := $(TORCH_VENV)/bin/python
 JAX_OLDEST ?= 0.7.1
 OLDEST_VENV ?= .venv-jax-oldest
 OLDEST_PY := $(OLDEST_VENV)/bin/python
+# The newest supported jax/jaxlib, likewise. jax 0.11 dropped Python 3.11 (pip on 3.11 resolves
+# 0.10.2), so its venv is made with Python 3.12: the first that runs of `python3.12` on PATH,
+# pyenv's newest 3.12 (a pyenv shim of a version that is not selected says "command not
+# found"; PYENV_VERSION picks it) and the interpreters in pyenv's versions folder (pyenv not
+# on PATH). NEWEST_PYTHON=/path/to/python3.12 overrides.
+JAX_NEWEST ?= 0.12.0.1
+NEWEST_VENV ?= .venv-jax-newest
+NEWEST_PY := $(NEWEST_VENV)/bin/python
+NEWEST_MINOR ?= 3.12
+FIND_NEWEST_PYTHON := for p in "python$(NEWEST_MINOR)" \
+	  "env PYENV_VERSION=$$(pyenv latest $(NEWEST_MINOR) 2>/dev/null) pyenv exec python$(NEWEST_MINOR)" \
+	  $${PYENV_ROOT:-$$HOME/.pyenv}/versions/$(NEWEST_MINOR).*/bin/python$(NEWEST_MINOR); do \
+	  $$p -c 'import sys; print(sys.executable)' 2>/dev/null && break; done
+NEWEST_PYTHON ?= $(shell $(FIND_NEWEST_PYTHON))
 
 .DEFAULT_GOAL := help
-.PHONY: help install quick test test-e2e test-oldest test-asan lint format testdata golden bench clean distclean
+.PHONY: help install quick test test-e2e test-oldest test-newest test-asan lint format testdata golden bench clean distclean
 
 # Every target with a `## ` description, names padded to the longest one.
 help: ## list the targets
@@ -37,10 +51,11 @@ install: $(PY) ## create .venv and install shardy-convert with its test tools (e
 quick: lint ## ruff, then the suite without the slow compile proofs (lit included; no torch_xla, no oldest jax)
 	$(PY) -m pytest -q -m "not slow"
 
-test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices, torch_xla end to end), the suite again on the oldest supported jax, the wrapper under ASan/UBSan
+test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices, torch_xla end to end), the suite again on the oldest and on the newest supported jax, the wrapper under ASan/UBSan
 	$(PY) -m pytest -q
 	$(MAKE) test-e2e
 	$(MAKE) test-oldest
+	$(MAKE) test-newest
 	$(MAKE) test-asan
 
 # The e2e suite, the test data and the plugin example also need the test tools and the
@@ -63,6 +78,18 @@ $(OLDEST_STAMP): pyproject.toml setup.py
 
 test-oldest: $(OLDEST_STAMP) ## the whole suite on jax/jaxlib 0.7.1, what torch-xla[pallas]==2.9.0 pins (venv .venv-jax-oldest)
 	$(OLDEST_PY) -m pytest -q -p no:cacheprovider
+
+NEWEST_STAMP := $(NEWEST_VENV)/.installed
+$(NEWEST_STAMP): pyproject.toml setup.py
+	@test -n "$(NEWEST_PYTHON)" || { echo "no Python $(NEWEST_MINOR) found (python$(NEWEST_MINOR) on PATH, or pyenv): jax $(JAX_NEWEST) needs Python >= 3.12; give NEWEST_PYTHON=..." >&2; exit 1; }
+	test -x $(NEWEST_PY) || $(NEWEST_PYTHON) -m venv $(NEWEST_VENV)
+	$(NEWEST_VENV)/bin/pip install --quiet --upgrade pip
+	$(EDITABLE) $(NEWEST_VENV)/bin/pip install --quiet -e '.[test]' 'jax==$(JAX_NEWEST)' 'jaxlib==$(JAX_NEWEST)'
+	@$(NEWEST_PY) -c "import jax, jaxlib; assert jax.__version__ == jaxlib.__version__ == '$(JAX_NEWEST)'"
+	@touch $@
+
+test-newest: $(NEWEST_STAMP) ## the whole suite on jax/jaxlib 0.12.0.1, the newest supported, on Python 3.12 (venv .venv-jax-newest)
+	$(NEWEST_PY) -m pytest -q -p no:cacheprovider
 
 # The PJRT plugin wrapper (C), its own declarations of later PJRT C API versions, the test plugin.
 C_SOURCES := $(wildcard shardy_convert/plugin/_wrapper/*.c shardy_convert/plugin/_wrapper/*.h tests/plugin/*.c)
@@ -129,5 +156,5 @@ bench: $(PY) $(TORCH_E2E) ## benchmark: real torch_xla inputs, convert vs jaxlib
 clean: ## remove caches and build output (keeps .venv)
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache tests/lit/Output
 
-distclean: clean ## also remove the venvs make built (.venv, .venv-torch ~8 GB, .venv-jax-oldest), the bench inputs and the built wrapper
-	rm -rf $(VENV) $(TORCH_VENV) $(OLDEST_VENV) bench/out shardy_convert/plugin/_wrapper/*.so
+distclean: clean ## also remove the venvs make built (.venv, .venv-torch ~8 GB, .venv-jax-oldest, .venv-jax-newest), the bench inputs and the built wrapper
+	rm -rf $(VENV) $(TORCH_VENV) $(OLDEST_VENV) $(NEWEST_VENV) bench/out shardy_convert/plugin/_wrapper/*.so

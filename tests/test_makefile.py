@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 import subprocess
 
+import pytest
+
 from .conftest import TESTDATA
 
 ROOT = TESTDATA.parent
@@ -34,7 +36,7 @@ def _help() -> list[str]:
 
 def test_make_help_lists_every_documented_target():
     documented = _documented()
-    assert {"test-e2e", "test-oldest", "distclean"} <= documented.keys()
+    assert {"test-e2e", "test-oldest", "test-newest", "distclean"} <= documented.keys()
     listed = {line.split()[0]: " ".join(line.split()[1:]) for line in _help()}
     assert listed == documented
 
@@ -43,3 +45,28 @@ def test_make_help_descriptions_start_in_one_column():
     lines = _help()
     starts = {re.match(r"\s*\S+\s+", line).end() for line in lines}
     assert len(starts) == 1, lines
+
+
+def test_the_newest_leg_finds_a_python_312():
+    """jax 0.12 needs Python >= 3.12: `make test-newest` finds one (python3.12 on PATH,
+    pyenv's, or pyenv's versions folder) and makes its venv with it."""
+    dry = subprocess.run(
+        # -W: as if pyproject.toml had changed, so the venv's recipe shows even where it is made
+        ["make", "--no-print-directory", "-s", "-n", "-W", "pyproject.toml", "test-newest"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    found = re.search(r'test -n "([^"]*)"', dry)
+    assert found, dry
+    if not found.group(1):
+        pytest.skip("no Python 3.12 on this machine")
+    version = subprocess.run(
+        [found.group(1), "-c", "import sys; print(sys.version_info[:2])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert version.strip() == "(3, 12)"
+    assert f"{found.group(1)} -m venv .venv-jax-newest" in dry

@@ -37,12 +37,16 @@ from .registry import PASSES
 # 2. import-custom-calls reads the mesh and the `sdy.sharding`s import-shardings placed.
 # 3. Shardy's own clean-ups that keep the front-end form JAX emits (what XLA compiles):
 #    lifting any inlined mesh and sorting/deduplicating manual axes.
+# 4. single-device-program, last: it reads the meshes as they will be written, and does
+#    nothing unless every sharding is on one device and this jaxlib needs JAX's one-partition
+#    form of such a program.
 CONVERT_PIPELINE = (
     "import-sharding-groups",
     "import-shardings",
     "import-custom-calls",
     "sdy-lift-inlined-meshes",
     "sdy-manual-axes-cleanup",
+    "single-device-program",
 )
 
 #: A pipeline: project pass instances and Shardy pass text, run in order.

@@ -24,6 +24,7 @@ _WHERE = {
     "import-round-trip": "import_round_trip:ImportRoundTripPass",
     "inline-calls": "inline_calls:InlineCallsPass",
     "iota-mesh": "iota_mesh:IotaMeshPass",
+    "single-device-program": "single_device_program:SingleDeviceProgramPass",
     "match-gspmd-boundary": "match_gspmd_boundary:MatchGspmdBoundaryPass",
 }
 

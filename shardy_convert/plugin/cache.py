@@ -60,6 +60,9 @@ class Counters:
     boundary_seconds: float = 0.0
     user_meshes: int = 0  # conversions on a mesh the program created (the plugin wrapper)
     inferred_meshes: int = 0  # on the inferred mesh: none of the program's meshes fits
+    # programs handed over with Shardy asked for that XLA compiles with GSPMD's propagation
+    # (ir/gspmd_fallback.py: a program that was Shardy already, mixed with GSPMD's forms)
+    gspmd_fallbacks: int = 0
 
     def __str__(self) -> str:
         bugs = (
@@ -73,6 +76,8 @@ class Counters:
             f"{self.passed_through} passed through, {self.failed} failed{bugs}, "
             f"{self.seconds * 1000:.1f} ms converting"
         )
+        if self.gspmd_fallbacks:
+            text += f"; {plural(self.gspmd_fallbacks, 'program')} compiled by GSPMD, not Shardy"
         if self.boundary_matched or self.boundary_fallbacks:
             text += (
                 f"; GSPMD's boundary matched on {plural(self.boundary_matched, 'program')}, not on "

@@ -11,7 +11,7 @@ import struct
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..errors import ShardyConvertError, plural
+from ..errors import NoShardyFormError, ShardyConvertError, plural
 from . import compile_options
 
 if TYPE_CHECKING:
@@ -31,6 +31,8 @@ class Report:
     module: str | None = None  # its module's name (SyncTensorsGraph.22)
     shardy: bool = False  # it carried Shardy already: nothing was converted
     mesh: str = ""  # the global Shardy mesh it was converted on (`<["data"=2, "model"=4]>`)
+    # where XLA would compile what is handed over with GSPMD, not Shardy (ir/gspmd_fallback)
+    gspmd_fallback: tuple[str, ...] = ()
     choice: MeshChoice | None = None  # which of the program's meshes, when it was given some
     boundary: Outcome | None = None  # what match-gspmd-boundary did, when asked
 
@@ -133,6 +135,12 @@ def _as_mlir(code: bytes, form: str) -> bytes:
 def _in_order(options: bytes, opts, order: tuple[int, ...]) -> tuple[bytes, bytes]:
     """(options with the mesh's order as their device assignment, the order as int32s)."""
     assignment = opts.device_assignment or tuple(range(opts.num_partitions))
+    if len(order) == 1 < len(assignment):
+        raise NoShardyFormError(
+            f"the program is placed whole on device {order[0]}: this jaxlib's Shardy compiles "
+            "that as one partition on the device (as JAX does since 0.11.2), and the caller "
+            f"runs {len(assignment)} partitions"
+        )
     if len(order) != len(assignment):
         raise ShardyConvertError(
             f"the mesh orders {plural(len(order), 'device')}, the compile assigns {len(assignment)}"
@@ -160,6 +168,7 @@ def _convert_mlir(
         report = replace(report, module=_module_name(mod))
         try:
             order, report = _to_shardy(mod, opts, report, raw, boundary_cache, meshes)
+            report = replace(report, gspmd_fallback=_fallback_sites(mod))
             out = formats.save(mod, emit, version)
         except ShardyConvertError as e:
             message = (
@@ -187,6 +196,7 @@ def _to_shardy(
     from ..passes import pipeline
     from ..passes.import_shardings import ImportShardingsPass, MeshChoice
     from ..passes.iota_mesh import DeviceOrder
+    from ..passes.single_device_program import DEVICE_ORDER
 
     if is_shardy(mod.operation):
         return None, replace(report, shardy=True)
@@ -213,6 +223,10 @@ def _to_shardy(
     found = convert_module(mod, ConvertRequest(importer, matcher))
     boundary = None if matcher is None else found.of(Outcome)
     order = pipeline.run(mod, pipeline.build(["iota-mesh"]), verify_each=False).of(DeviceOrder)
+    single = found.of(DeviceOrder)  # single-device-program: one partition on device k
+    if single is not None:  # the device goes to the options, as iota-mesh's order does
+        del mod.operation.attributes[DEVICE_ORDER]
+        order = order or single
     report = replace(report, mesh=_mesh_text(mod), choice=found.of(MeshChoice), boundary=boundary)
     return (None if order is None else order.order), report
 
@@ -240,6 +254,16 @@ def passthrough_program(code: bytes, form: str, options: bytes) -> tuple[bytes, 
     except Exception:  # the program as it came, never worse than before (a bug of ours)
         return unchanged
     return (out if isinstance(out, bytes) else out.encode()), form.encode(), options, b""
+
+
+def _fallback_sites(mod) -> tuple[str, ...]:
+    """Where the program handed to the plugin makes XLA compile it with GSPMD's propagation
+    although the options ask for Shardy (ir/gspmd_fallback.py, XLA's own predicate). Never
+    after a conversion (its post-condition); a program that was Shardy already may. Read on
+    the Shardy module before it is saved: the round-trip export keeps every site exempt."""
+    from ..ir.gspmd_fallback import fallback_sites
+
+    return tuple(str(site) for site in fallback_sites(mod.operation))
 
 
 def _mesh_text(mod) -> str:

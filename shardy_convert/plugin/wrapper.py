@@ -141,6 +141,19 @@ class Session:
             )
         if report.boundary is not None:
             self._matched(report.name, report.boundary)
+        self._count_fallback(report)
+
+    def _count_fallback(self, report: Report) -> None:
+        """Counts a program XLA will compile with GSPMD although it is handed over for Shardy,
+        and logs where (once: each distinct program is converted once)."""
+        self._cache.tally(gspmd_fallbacks=int(bool(report.gspmd_fallback)))
+        if report.gspmd_fallback:
+            log.warning(
+                "shardy-convert: %s: XLA will compile it with GSPMD's propagation, not Shardy "
+                "(it falls back to GSPMD on %s)",
+                report.name,
+                "; ".join(report.gspmd_fallback),
+            )
 
     def _matched(self, name: str, outcome) -> None:
         """Counts what match-gspmd-boundary did to one program; a fallback is logged."""

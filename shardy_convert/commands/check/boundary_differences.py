@@ -58,14 +58,16 @@ class BoundaryDifference:
 
 def boundary_differences(gspmd: Compiled, shardy: Compiled) -> list[BoundaryDifference]:
     """Every parameter, then every output, whose compiled sharding differs (both replicated
-    counts as equal, however spelled)."""
+    counts as equal, however spelled; so does GSPMD's `{maximal device=k}` and a Shardy
+    program compiled as one partition on that device k)."""
     signature = gspmd.signature
+    single = _single_device(gspmd, shardy)
     found = [
         BoundaryDifference("parameter", k, hlo_type(signature.args[k]), repr(a), repr(b), True)
-        for k, a, b in _differing(gspmd.parameters, shardy.parameters)
+        for k, a, b in _differing(gspmd.parameters, shardy.parameters, single)
     ]
     aliasing: Aliasing | None = None
-    for k, a, b in _differing(gspmd.outputs, shardy.outputs):
+    for k, a, b in _differing(gspmd.outputs, shardy.outputs, single):
         annotated = k in signature.annotated_results
         becomes = FedBack()
         if not annotated:
@@ -80,12 +82,23 @@ def _fed(becomes: FedBack) -> tuple[tuple[int, ...], str]:
     return becomes.candidates, becomes.evidence
 
 
-def _differing(a: list, b: list) -> list[tuple[int, object, object]]:
+def _differing(a: list, b: list, single: str | None = None) -> list[tuple[int, object, object]]:
     return [
         (k, x, y)
         for k, (x, y) in enumerate(zip(a, b))
-        if x != y and not (x.is_replicated() and y.is_replicated())
+        if x != y
+        and not (x.is_replicated() and y.is_replicated())
+        and not (single is not None and str(x) == single and y.is_replicated())
     ]
+
+
+def _single_device(gspmd: Compiled, shardy: Compiled) -> str | None:
+    """`{maximal device=k}` when the Shardy program runs as one partition on GSPMD's device k
+    (passes/single_device_program.py: JAX's form of a program placed whole on one device)."""
+    if len(shardy.devices) != 1 or len(gspmd.devices) == 1:
+        return None
+    device = shardy.devices[0]
+    return f"{{maximal device={gspmd.devices.index(device)}}}" if device in gspmd.devices else None
 
 
 def _same_type(gspmd: Compiled, output: int) -> list[int]:

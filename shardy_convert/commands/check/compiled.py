@@ -95,13 +95,21 @@ def compile_module(text: str | bytes, n: int, *, shardy: bool) -> Compiled:
     partitioner. Propagation to an output is allowed only where the module leaves that result
     unannotated (one flag per result, as `jax.jit` sets them and as torch_xla's dumps, whose
     results carry none, get all True): with True for an annotated result GSPMD would replace
-    its annotation, Shardy would keep it."""
+    its annotation, Shardy would keep it. A module that names its device order
+    (`Signature.device_order`: a program placed whole on device k is one partition on k)
+    compiles on those devices of the `n`."""
     signature = main_signature(text)
     if isinstance(text, str):  # XLA's parser is jaxlib's MLIR too (see legacy_i1)
         text = i1_hex_for_parser(text)
-    options = compile_options(n, shardy=shardy, propagate_to_output=signature.propagate_to_output())
+    order = signature.device_order
+    options = compile_options(
+        len(order or range(n)),
+        shardy=shardy,
+        propagate_to_output=signature.propagate_to_output(),
+        device_ids=order,
+    )
     try:
-        program = compiler.compile_program(text, n, options)
+        program = compiler.compile_program(text, n, options, device_ids=order)
     except compiler.CompileError as e:  # report which side failed
         side = "Shardy result" if shardy else "GSPMD original"
         raise ShardyConvertError(f"the {side} does not compile: {e.reason}") from None

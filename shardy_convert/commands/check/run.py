@@ -26,7 +26,7 @@ from ...ir.parse import new_context, parse_module, print_module
 from ...ir.sdy_attrs import read_meshes
 from ..batch import STDIN, expand, read_input
 from .compare import Inputs, Report, compare
-from .signature import main_signature
+from .signature import DEVICE_ORDER, main_signature
 from .summary import cost_excess
 from .verdict import Verdict
 
@@ -274,6 +274,8 @@ def device_count(text: str, fallback: int | None = None) -> int:
         meshes = read_meshes(module).values()
         for mesh in meshes:
             counts += [mesh.size, max(mesh.device_ids or (-1,)) + 1]
+        if DEVICE_ORDER in module.attributes:  # the devices it compiles on (one: device k)
+            counts.append(max(ir.DenseI64ArrayAttr(module.attributes[DEVICE_ORDER])) + 1)
         said = "mhlo.num_partitions" in module.attributes or any(m.axes for m in meshes)
         if fallback and not said:
             counts.append(fallback)

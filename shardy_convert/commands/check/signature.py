@@ -18,6 +18,10 @@ from ...ir.bindings import ir
 from ...ir.parse import new_context, parse_module
 from ...ir.walker import func_name, funcs
 
+# passes/iota_mesh.DEVICE_ORDER (commands/ may not import passes/): the module attribute that
+# carries the device assignment a converted program compiles with.
+DEVICE_ORDER = "shardy_convert.device_order"
+
 # MLIR element type -> numpy dtype name (numpy's own, or ml_dtypes' for the narrow floats and
 # sub-byte integers). Complex types are spelled `complex<f32>`.
 _DTYPES = {
@@ -59,13 +63,16 @@ Shape = tuple[tuple[int, ...], np.dtype | None]
 class Signature:
     """@main's argument and result shapes, their MLIR element types (`arg_types`,
     `result_types`: `f32`, `complex<f32>`, ...) and which results carry a sharding
-    annotation."""
+    annotation, and the device order the module asks to be compiled in
+    (`shardy_convert.device_order`: the device each partition runs on; a program placed whole
+    on one device is one partition)."""
 
     args: list[Shape]
     results: list[Shape]
     annotated_results: frozenset[int]
     arg_types: tuple[str, ...] = ()
     result_types: tuple[str, ...] = ()
+    device_order: tuple[int, ...] | None = None
 
     def unrunnable(self) -> list[str]:
         """Each argument and result whose values cannot be made or read here, as
@@ -102,6 +109,8 @@ def main_signature(text: str | bytes) -> Signature:
         annotated = frozenset(
             k for k, d in enumerate(_result_attrs(main)) if {"mhlo.sharding", "sdy.sharding"} & d
         )
+        attrs = module.operation.attributes
+        order = tuple(ir.DenseI64ArrayAttr(attrs[DEVICE_ORDER])) if DEVICE_ORDER in attrs else None
         args = [_shape(t) for t in ftype.inputs]
         results = [_shape(t) for t in ftype.results]
         return Signature(
@@ -110,6 +119,7 @@ def main_signature(text: str | bytes) -> Signature:
             annotated,
             tuple(name for _, name in args),
             tuple(name for _, name in results),
+            order,
         )
 
 
