@@ -174,7 +174,7 @@ def test_a_single_device_argument_beside_other_placements(tmp_path):
 def test_the_single_device_probe_agrees_with_xla():
     """compat's probe (Shardy's export pipeline, MLIR only) says what XLA's compile does with
     a single-device sharding on an argument."""
-    from shardy_convert.commands.check.client import compile_module as compile_
+    from shardy_convert.commands.check import compile_module as compile_
 
     text = re.sub(r"mhlo\.num_partitions = 4", "mhlo.num_partitions = 4", MAXIMAL.read_text())
     with warnings.catch_warnings():

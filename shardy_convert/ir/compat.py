@@ -171,9 +171,16 @@ def single_device_arguments_refused() -> bool:
     """Whether this jaxlib's Shardy (and so its XLA) refuses a single-device sharding on a
     function argument (0.11.2 and later; 0.11.0 and before compile it): found by running
     Shardy's `sdy-export-pipeline` on a probe module, MLIR only (about a millisecond)."""
-    from .parse import new_context
+    from jaxlib.mlir._mlir_libs import _jax_mlir_ext  # the dialects new_context loads
 
-    with new_context():
+    from .bindings import sdy
+
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    with ir.Context() as ctx:  # not parse.new_context: parse imports this module
+        ctx.append_dialect_registry(registry)
+        ctx.load_all_available_dialects()
+        sdy.register_dialect(ctx)
         module = ir.Module.parse(_SINGLE_DEVICE_PROBE)
         try:
             passmanager.PassManager.parse("builtin.module(sdy-export-pipeline)").run(

@@ -107,20 +107,17 @@ def test_a_site_says_where_and_what():
 
 
 _XLA_SAYS = """
-import json, os, sys
-import numpy as np
-from shardy_convert.commands.check import client
+import json, sys
 from shardy_convert.cpp_stderr import cpp_stderr
+from shardy_convert.xla import clients, compat, options
 
 said = {}
-backend = client._backend()
+client, devices = clients.cpu_client(1), clients.cpu_devices(1)
 for name, text in json.loads(sys.stdin.read()).items():
     with cpp_stderr() as log:
         try:
-            from jaxlib import xla_client as xc
-            backend.compile_and_load(
-                text, xc.DeviceList(tuple(backend.devices()[:1])),
-                client.compile_options(1, shardy=True),
+            client.compile_and_load(
+                text, compat.device_list(devices), options.compile_options(1, shardy=True)
             )
         except Exception:  # a module XLA refuses later still went through the check
             pass
@@ -161,7 +158,7 @@ def test_a_fallback_site_left_by_the_pipeline_is_an_internal_error(monkeypatch):
     from shardy_convert.passes import pipeline
 
     text = _main(body=_CALL).replace(MESH, "") + _CALLEE.replace("ATTRS", GSPMD)
-    monkeypatch.setattr(pipeline, "CONVERT_PIPELINE", ())  # nothing imports the shardings
+    monkeypatch.setattr(pipeline, "conversion", lambda *a: ())  # nothing imports the shardings
     monkeypatch.setattr(converter, "sites", lambda module, ops=True: iter(()))
     with pytest.raises(InternalError) as raised:
         convert(text, num_devices=1)
