@@ -10,10 +10,11 @@ import logging
 import numpy as np
 import pytest
 
-from shardy_convert.errors import NoShardyFormError
+from shardy_convert.errors import ShardyConvertError
 from shardy_convert.ir import compat
 from shardy_convert.plugin import wrapper
 from shardy_convert.plugin.program import convert_program
+from shardy_convert.plugin.settings import Settings
 
 from ..conftest import TESTDATA
 
@@ -75,9 +76,9 @@ def test_a_program_on_one_device_of_four():
         assert b"sdy.mesh @maximal_mesh_3 = <[], device_ids=[3]>" in program
         assert order == b""
         return
-    with pytest.raises(NoShardyFormError, match=r"placed whole on device 3: .* runs 4 partitions"):
+    with pytest.raises(ShardyConvertError, match=r"placed whole on device 3: .* runs 4 partitions"):
         convert_program(MAXIMAL.encode(), "mlir", options(4), emit="text")
-    session = wrapper.Session(on_error="passthrough")
+    session = wrapper.Session(Settings(on_error="passthrough"))
     answer = session.compile(MAXIMAL.encode(), b"mlir", options(4))
     assert answer == (MAXIMAL.encode(), b"mlir", options(4), b"")
     assert session.counters.passed_through == 1
