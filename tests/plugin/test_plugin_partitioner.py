@@ -6,6 +6,7 @@ caller's partitions."""
 from __future__ import annotations
 
 import logging
+import struct
 
 import numpy as np
 import pytest
@@ -74,7 +75,7 @@ def test_a_program_on_one_device_of_four():
     if not compat.single_device_arguments_refused():
         program, _, _, order = convert_program(MAXIMAL.encode(), "mlir", options(4), emit="text")
         assert b"sdy.mesh @maximal_mesh_3 = <[], device_ids=[3]>" in program
-        assert order == b""
+        assert order in (b"", struct.pack("<4i", 0, 1, 2, 3))  # the caller's own order
         return
     with pytest.raises(ShardyConvertError, match=r"placed whole on device 3: .* runs 4 partitions"):
         convert_program(MAXIMAL.encode(), "mlir", options(4), emit="text")
