@@ -14,7 +14,8 @@ _flags = re.sub(r"--xla_force_host_platform_device_count=\d+", "", os.environ.ge
 os.environ["XLA_FLAGS"] = f"{_flags} --xla_force_host_platform_device_count=16".strip()
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-TESTDATA = Path(__file__).resolve().parent.parent / "testdata"
+ROOT = Path(__file__).resolve().parent.parent  # the repository
+TESTDATA = ROOT / "testdata"
 
 
 def manifest() -> list[dict]:

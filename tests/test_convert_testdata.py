@@ -16,8 +16,7 @@ import pytest
 from shardy_convert import ShardyConvertError, ShardyConvertWarning, convert
 from shardy_convert.commands.check import Verdict, compare, compare_compiled, compile_module
 from shardy_convert.formats import dump, meshes
-
-from .conftest import TESTDATA, manifest
+from tests.conftest import TESTDATA, manifest
 
 SOURCES = ("torch_xla_dump", "torch_xla_mlir", "jax_gspmd")
 

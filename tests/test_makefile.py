@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 
-from .conftest import TESTDATA
+from tests.conftest import TESTDATA
 
 ROOT = TESTDATA.parent
 
