@@ -10,11 +10,10 @@ import shutil
 
 import pytest
 
-from shardy_convert.formats import dump
 from shardy_convert.formats import module as formats
 from shardy_convert.ir.parse import new_context
 from shardy_convert.ir.sdy_attrs import read_meshes
-from tests.conftest import TESTDATA
+from tests.conftest import TESTDATA, graphs_of
 from tests.helpers import run
 
 TORCH = TESTDATA / "torch_xla"
@@ -23,9 +22,8 @@ CUSTOM_IDS = (3, 6, 0, 5, 1, 7, 2, 4)
 
 def meshes_of(text: str) -> list[dict]:
     """The `sdy.mesh` ops of each graph of a converted module or dump, parsed."""
-    graphs = [g.text for g in dump.graphs(text)] if dump.is_dump(text) else [text]
     found = []
-    for graph in graphs:
+    for graph in graphs_of(text):
         with new_context() as ctx:
             found.append(read_meshes(formats.load(graph, ctx).operation))
     return found

@@ -28,16 +28,12 @@ from shardy_convert.ir.walker import sites
 from shardy_convert.passes.export_shardings import ExportShardingsPass
 from shardy_convert.passes.import_shardings import ImportShardingsPass
 from shardy_convert.sharding.sdy import AxisRef, DimSharding, Mesh
-from tests.conftest import TESTDATA, manifest
+from tests.conftest import TESTDATA, manifest, real_graphs
+from tests.helpers import run
 
 MATMUL = TESTDATA / "torch_xla" / "matmul_2x4.mlir"
 TP_DUMP = TESTDATA / "torch_xla" / "tp_mlp_train.dump"
 JAX = TESTDATA / "jax"
-
-
-def run(*args, input=None):
-    """The command line as users run it: its group is the one error boundary."""
-    return CliRunner().invoke(main, [str(a) for a in args], input=input)
 
 
 def converted(data: str | bytes, n: int | None = None) -> str | bytes:
@@ -75,20 +71,7 @@ def _entries(*kinds: str, ok: bool = True):
             yield pytest.param(e, id=e["path"])
 
 
-def _graphs():
-    for e in manifest():
-        if (
-            e["kind"] not in ("torch_xla_dump", "torch_xla_mlir", "jax_gspmd")
-            or e["expect"] != "ok"
-        ):
-            continue
-        text = (TESTDATA / e["path"]).read_text()
-        graphs = [g.text for g in dump.graphs(text)] if dump.is_dump(text) else [text]
-        for k, graph in enumerate(graphs):
-            yield pytest.param(e, graph, id=f"{e['path']}:{k}")
-
-
-GRAPHS = list(_graphs())
+GRAPHS = [pytest.param(e, graph, id=f"{e['path']}:{k}") for e, k, graph in real_graphs(ok=True)]
 GSPMD_FILES = list(_entries("torch_xla_dump", "torch_xla_mlir", "jax_gspmd"))
 ALL_GSPMD_FILES = list(_entries("torch_xla_dump", "torch_xla_mlir", "jax_gspmd", ok=False))
 TWINS = [p for p in _entries("jax_gspmd") if p.values[0].get("twin")]  # maximal: no twin

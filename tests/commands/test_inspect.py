@@ -8,18 +8,13 @@ import re
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from shardy_convert import convert
-from shardy_convert.cli.inspect import inspect_command
-from shardy_convert.cli.main import main
 from shardy_convert.commands.inspect import SCHEMA
 from shardy_convert.formats import dump
 from shardy_convert.sharding import parse
 from tests.conftest import TESTDATA
-
-if "inspect" not in main.commands:  # until cli.py registers it itself
-    main.add_command(inspect_command)
+from tests.helpers import run
 
 TORCH = TESTDATA / "torch_xla"
 MATMUL_DUMP = TORCH / "matmul_2x4.dump"
@@ -38,12 +33,8 @@ module @hand {
 """  # noqa: E501
 
 
-def run(*args, input=None):
-    return CliRunner().invoke(main, ["inspect", *map(str, args)], input=input)
-
-
 def inspect_json(*args) -> dict:
-    result = run(*args, "--format", "json")
+    result = run("inspect", *args, "--format", "json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["schema"] == SCHEMA
@@ -67,7 +58,7 @@ def codes(data: dict, **match) -> list[tuple[str, str | None, str | None]]:
 
 
 def test_table_shows_every_form_of_each_value_and_the_mesh_once():
-    result = run(MATMUL_DUMP)
+    result = run("inspect", MATMUL_DUMP)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0] == f"== {MATMUL_DUMP}:graph 0: GSPMD, 8 devices (from shardings)"
@@ -155,7 +146,7 @@ def test_custom_device_order_is_a_finding_and_kept_in_the_mesh():
     assert finding["severity"] == "warning"
     assert "CONVERT_SHLO_TO_SHARDY" in finding["message"]
     assert "device_ids=[3,6,0,5,1,7,2,4]" in finding["message"]
-    table = run(CUSTOM_DUMP).stdout
+    table = run("inspect", CUSTOM_DUMP).stdout
     assert "v2: none, no iota form (custom device order)" in table
 
 
@@ -171,7 +162,7 @@ def test_every_graph_of_a_dump_is_inspected_at_its_own_lines():
             if value["kind"] == "arg":
                 line, col = map(int, value["location"].split(":"))
                 assert lines[line - 1][col - 1 :].startswith(value["name"] + ": tensor<")
-    table = run(RETRACE_DUMP).stdout
+    table = run("inspect", RETRACE_DUMP).stdout
     assert table.count(f"== {RETRACE_DUMP}:graph ") == len(graphs)
     only = inspect_json(RETRACE_DUMP, "--graph", "5")
     assert [g["graph"] for g in only["graphs"]] == [5]
@@ -222,7 +213,7 @@ def test_shardy_module_shows_the_gspmd_equivalent(tmp_path):
         assert value["sharding"] == original[name]["sdy"]
         assert parse(value["gspmd"]) == parse(original[name]["sharding"])
         assert value["shard"] == original[name]["shard"]
-    table = run(shardy).stdout
+    table = run("inspect", shardy).stdout
     assert "SHARDING (SDY)" in table
     assert "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}" in table
 
@@ -256,7 +247,7 @@ def test_hand_made_module_findings(tmp_path):
     assert values["%arg3"]["sdy"] is None
     assert values["%arg3"]["shard"] is None
     assert values["%arg2"]["shard"]["shape"] == [256, 1024]  # 512 KiB shards: not small
-    table = run(path).stdout
+    table = run("inspect", path).stdout
     assert re.search(
         r"warning +2:19 +%arg0 +unannotated-arg +tensor<16xf32> has no sharding", table
     )
@@ -357,7 +348,7 @@ def _expand(cell: str) -> list[int]:
 def test_show_draws_the_device_grid(path, name, graph, bar):
     args = [path, "--show", name] + (["--graph", graph] if graph else [])
     args += ["--ascii"] if bar == "|" else []
-    result = run(*args)
+    result = run("inspect", *args)
     assert result.exit_code == 0, result.output
     info = inspect_json(*([path] + (["--graph", graph] if graph else [])))
     value = by_name(info["graphs"][0])["%" + name.lstrip("%")]
@@ -373,26 +364,26 @@ def test_show_draws_the_device_grid(path, name, graph, bar):
 
 
 def test_show_replicated_and_rank_3_values():
-    replicated = run(CUSTOM_DUMP, "--show", "arg1").stdout
+    replicated = run("inspect", CUSTOM_DUMP, "--show", "arg1").stdout
     assert grid_cells(replicated) == [[list(range(8))]]
     assert "replicated: every device holds the whole scalar" in replicated
-    rank3 = run(TORCH / "mesh3d_partial.mlir", "--show", "arg0").stdout
+    rank3 = run("inspect", TORCH / "mesh3d_partial.mlir", "--show", "arg0").stdout
     assert "  tile (0, 0, 0)    [0:2, 0:8, 0:8]  devices 0,1,4,5" in rank3
     assert "  tile (1, 0, 0)    [2:4, 0:8, 0:8]  devices 2,3,6,7" in rank3
 
 
 def test_show_has_no_json_form():
-    result = run(MATMUL_DUMP, "--show", "%arg0", "--format", "json")
+    result = run("inspect", MATMUL_DUMP, "--show", "%arg0", "--format", "json")
     assert result.exit_code == 2, result.output
     assert "--show draws a grid: it has no JSON form" in result.stderr
     assert result.stdout == ""
 
 
 def test_show_names_that_are_ambiguous_or_unknown_are_usage_errors():
-    ambiguous = run(RETRACE_DUMP, "--show", "arg3")
+    ambiguous = run("inspect", RETRACE_DUMP, "--show", "arg3")
     assert ambiguous.exit_code == 2
     assert "pick one with --graph N" in ambiguous.output
-    unknown = run(MATMUL_DUMP, "--show", "%arg9")
+    unknown = run("inspect", MATMUL_DUMP, "--show", "%arg9")
     assert unknown.exit_code == 2
     assert 'no sharded value "%arg9"; values: %arg0, %arg1, %arg2, %arg3, %1' in unknown.output
 
@@ -408,7 +399,7 @@ def test_bad_sharding_string_is_a_located_error(tmp_path):
     )
     bad_dump = tmp_path / "bad.dump"
     bad_dump.write_text(MATMUL_DUMP.read_text().replace("{devices=[2,4]0,1,2,3,4,5,6,7}", "{x}"))
-    result = run(bad, bad_dump, TORCH / "matmul_2x2.mlir")
+    result = run("inspect", bad, bad_dump, TORCH / "matmul_2x2.mlir")
     assert result.exit_code == 1
     assert f"{bad}:2:19: arg 0 of @main: error: expected '}}' to end the sharding" in result.stderr
     assert f"{bad_dump}:graph 0:13:297: arg 3 of @main: error:" in result.stderr
@@ -418,7 +409,7 @@ def test_bad_sharding_string_is_a_located_error(tmp_path):
 def test_unparsable_module_and_json_errors(tmp_path):
     bad = tmp_path / "broken.mlir"
     bad.write_text("module {\n  func.func @main() {\n    return %x : tensor<f32>\n  }\n}\n")
-    result = run(bad, "--format", "json")
+    result = run("inspect", bad, "--format", "json")
     assert result.exit_code == 1
     assert f"{bad}:3:12: error: cannot parse the module" in result.stderr
     (error,) = json.loads(result.stdout)["errors"]
@@ -426,11 +417,11 @@ def test_unparsable_module_and_json_errors(tmp_path):
 
 
 def test_stdin_and_usage_errors():
-    result = run("-", input=(TORCH / "matmul_2x2.mlir").read_text())
+    result = run("inspect", "-", input=(TORCH / "matmul_2x2.mlir").read_text())
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("== -: GSPMD, 4 devices")
-    assert run(MATMUL_DUMP, "--format", "yaml").exit_code == 2
-    assert run().exit_code == 2
+    assert run("inspect", MATMUL_DUMP, "--format", "yaml").exit_code == 2
+    assert run("inspect").exit_code == 2
 
 
 def test_bad_num_partitions_is_a_located_error_not_a_traceback(tmp_path):
@@ -440,7 +431,7 @@ def test_bad_num_partitions_is_a_located_error_not_a_traceback(tmp_path):
         '  func.func @main(%arg0: tensor<8xf32> {mhlo.sharding = "{devices=[2]0,1}"}) '
         "-> tensor<8xf32> {\n    return %arg0 : tensor<8xf32>\n  }\n}\n"
     )
-    result = run(bad)
+    result = run("inspect", bad)
     assert result.exit_code == 1
     assert f"{bad}:1:1: module attribute mhlo.num_partitions: error: " in result.stderr
     assert "must be a positive integer" in result.stderr
@@ -453,10 +444,10 @@ def test_bad_num_partitions_is_a_located_error_not_a_traceback(tmp_path):
 )
 def test_graph_the_input_does_not_have_is_a_usage_error_naming_the_count(path, count):
     graphs = dump.graphs(path.read_text())
-    result = run(path, "--graph", len(graphs) + 98)
+    result = run("inspect", path, "--graph", len(graphs) + 98)
     assert result.exit_code == 2
     assert f"there is no graph {len(graphs) + 98}: the input has {count}" in result.stderr
-    assert run(path, "--graph", len(graphs) - 1).exit_code == 0
+    assert run("inspect", path, "--graph", len(graphs) - 1).exit_code == 0
 
 
 def test_portable_artifact_is_read_as_shardy_with_its_manual_computations(tmp_path):

@@ -9,7 +9,6 @@ import pytest
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
-from shardy_convert.formats import dump
 from shardy_convert.formats import module as formats
 from shardy_convert.formats import portable as round_trip
 from shardy_convert.ir.legacy_i1 import unpack_i1_hex
@@ -18,7 +17,7 @@ from shardy_convert.plugin import compile_options
 from shardy_convert.plugin.program import _to_shardy
 from shardy_convert.xla import compat
 from tests import pjrt_plugin
-from tests.conftest import TESTDATA, manifest
+from tests.conftest import real_graphs
 
 # What the in-process writer leaves to jaxlib's: manual computations (XLA's shard-map export)
 # and while loops (control flow XLA's export may annotate).
@@ -30,18 +29,10 @@ JAXLIB_WRITES = {
     "jax/shard_map_partial.gspmd.mlir:0",
 }
 
-TEXT_KINDS = ("torch_xla_dump", "torch_xla_mlir", "jax_gspmd")
-
-
-def _graphs():
-    for entry in manifest():
-        if entry["expect"] != "ok" or entry["kind"] not in TEXT_KINDS:
-            continue  # the HLO proto is binary: test_wrapper converts it
-        text = (TESTDATA / entry["path"]).read_text()
-        graphs = [g.text for g in dump.graphs(text)] if dump.is_dump(text) else [text]
-        for k, graph in enumerate(graphs):
-            name = f"{entry['path']}:{k}"
-            yield pytest.param(graph, entry["num_devices"], name, id=name)
+GRAPHS = [  # text only: the HLO proto is binary (test_wrapper converts it)
+    pytest.param(graph, e["num_devices"], f"{e['path']}:{k}", id=f"{e['path']}:{k}")
+    for e, k, graph in real_graphs(ok=True)
+]
 
 
 def _options(n: int) -> compile_options.CompileOptions:
@@ -56,7 +47,7 @@ def _both_writers(module: ir.Module, target: str) -> tuple[bytes | None, bytes]:
     return fast, previous
 
 
-@pytest.mark.parametrize(("graph", "num_devices", "name"), list(_graphs()))
+@pytest.mark.parametrize(("graph", "num_devices", "name"), GRAPHS)
 def test_the_wrappers_output_is_what_jaxlibs_writer_writes(graph, num_devices, name):
     program = pjrt_plugin.portable_artifact(unpack_i1_hex(graph), "1.13.0")  # as torch_xla
     with new_context() as ctx:
@@ -74,7 +65,7 @@ def test_the_wrappers_output_is_what_jaxlibs_writer_writes(graph, num_devices, n
 
 
 def test_graphs_cover_the_test_data():
-    names = [p.values[2] for p in _graphs()]
+    names = [p.values[2] for p in GRAPHS]
     assert len(names) >= 70
     assert JAXLIB_WRITES <= set(names)
 

@@ -16,9 +16,8 @@ import pytest
 
 from shardy_convert import ShardyConvertError, convert
 from shardy_convert.commands.check import main_signature
-from shardy_convert.formats import dump
 from tests import pjrt_plugin
-from tests.conftest import TESTDATA, manifest
+from tests.conftest import real_graph
 
 try:
     CLIENT = pjrt_plugin.get_client(16)
@@ -41,11 +40,9 @@ CASES = [
 
 
 def _graph(path: str, index: int) -> tuple[str, int]:
-    entry = next(e for e in manifest() if e["path"] == path)
+    entry, graph = real_graph(path, index)
     assert entry["expect"] == "ok"
-    text = (TESTDATA / path).read_text()
-    graphs = [g.text for g in dump.graphs(text)] if dump.is_dump(text) else [text]
-    return graphs[index], entry["num_devices"]
+    return graph, entry["num_devices"]
 
 
 def _inputs(text: str, seed: int = 0) -> tuple[list[np.ndarray], list[tuple[int, ...]]]:

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from jax._src.lib import xla_client
 
@@ -20,8 +20,7 @@ import shardy_convert.sharding.iota_grouped as iota_module
 from shardy_convert.sharding import parse
 from shardy_convert.sharding.iota import iota_array
 from shardy_convert.sharding.iota_grouped import grouped_iota_form
-
-PROPERTY = settings(derandomize=True, max_examples=300, deadline=None)
+from tests.random_shardings import PROPERTY, ordered_factorizations
 
 
 def v1_text(dims, ids) -> str:
@@ -48,7 +47,8 @@ ISSUE_CASES = {
         "{devices=[2,1,9]0,1,3,6,7,9,12,13,15,2,4,5,8,10,11,14,16,17 last_tile_dim_replicate}",
         "{devices=[2,1,9]<=[3,2,3]T(2,1,0) last_tile_dim_replicate}",
     ),
-    # What XLA itself prints for `{devices=[2,6]<=[4,3]T(1,0) last_tile_dim_replicate}`.
+    # What XLA itself prints for `{devices=[2,6]<=[4,3]T(1,0) last_tile_dim_replicate}`
+    # (test_what_xla_prints_for_a_grouped_iota_comes_back_to_it).
     "xla_materialized_groups_of_6": (
         "{devices=[2,6]0,1,3,4,6,9,2,5,7,8,10,11 last_tile_dim_replicate}",
         "{devices=[2,6]<=[4,3]T(1,0) last_tile_dim_replicate}",
@@ -63,6 +63,15 @@ def test_sorted_groups_find_their_iota_form(v1, v2):
     assert converted.tiles.is_iota
     assert converted == parse(v1)
     assert_same_by_xla(v1, v2)
+
+
+def test_what_xla_prints_for_a_grouped_iota_comes_back_to_it():
+    """XLA prints an iota whose replication groups are split across its reshape dims as the
+    sorted V1 list; `parse` prints it so too, and `to_v2` finds the iota again."""
+    v1, v2 = ISSUE_CASES["xla_materialized_groups_of_6"]
+    assert str(xla_client.HloSharding.from_string(v2)) == v1
+    assert str(parse(v2)) == v1
+    assert str(parse(v1).to_v2()) == v2
 
 
 @st.composite
@@ -127,24 +136,11 @@ def test_a_form_is_found_exactly_when_brute_force_finds_one(n, g):
     assert 0 < hits < 200
 
 
-def test_a_list_whose_groups_no_iota_has_stays_v1():
-    text = "{devices=[2,2]0,3,1,2 last_tile_dim_replicate}"
-    assert parse(text).to_v2() is parse(text) or str(parse(text).to_v2()) == text
-
-
 def test_the_search_gives_up_within_its_budget(monkeypatch):
     v1, _ = ISSUE_CASES["18_devices_groups_of_9"]
     monkeypatch.setattr(iota_module, "SEARCH_BUDGET", 1)
     # A sharding of its own (parse keeps one per string, and each keeps its V2 form).
     assert str(parse.__wrapped__(v1).to_v2()) == v1
-
-
-def ordered_factorizations(n: int) -> list[tuple[int, ...]]:
-    if n == 1:
-        return [()]
-    return [
-        (d, *rest) for d in range(2, n + 1) if n % d == 0 for rest in ordered_factorizations(n // d)
-    ]
 
 
 def test_helpers_cover_every_factorization():

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from shardy_convert.errors import ShardingValueError
@@ -14,7 +14,7 @@ from shardy_convert.sharding import parse
 from shardy_convert.sharding.export import to_hlo
 from shardy_convert.sharding.mesh import Factor, breakpoints, local_mesh, plan_mesh
 from shardy_convert.sharding.sdy import AxisRef
-from tests.random_shardings import ordered_factorizations
+from tests.random_shardings import PROPERTY, ordered_factorizations
 
 
 def sdy(text: str, rank: int, *others: str, **kw) -> str:
@@ -167,7 +167,7 @@ def mesh_views(draw):
     return views
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@PROPERTY
 @given(mesh_views())
 def test_conversion_keeps_every_slice_on_its_device(views):
     shardings = [parse(text) for text, _ in views]
@@ -233,7 +233,7 @@ def sub_axis_views(draw):
     return views
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@PROPERTY
 @given(sub_axis_views())
 def test_views_needing_sub_axes_keep_every_slice_on_its_device(views):
     shardings = [parse(text) for text, _ in views]

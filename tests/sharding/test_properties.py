@@ -8,16 +8,20 @@ from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from jax._src.lib import xla_client
 
 from shardy_convert.errors import ShardyConvertError
 from shardy_convert.sharding import Kind, SubgroupType, iota_form, normalize, parse
 from shardy_convert.sharding.iota import canonical_iota, iota_array
-from tests.random_shardings import factorization, iota_text, ordered_factorizations, random_sharding
-
-PROPERTY = settings(derandomize=True, max_examples=300, deadline=None)
+from tests.random_shardings import (
+    PROPERTY,
+    factorization,
+    iota_text,
+    ordered_factorizations,
+    random_sharding,
+)
 
 
 def xla_text(text: str) -> str:
