@@ -17,6 +17,12 @@ JAX_OLDEST ?= 0.7.1
 OLDEST_VENV ?= .venv-jax-oldest
 OLDEST_PY := $(OLDEST_VENV)/bin/python
 
+# pytest-xdist: the suite spread over the machine's cores (`make quick PYTEST_JOBS=0` runs it
+# in one process). `loadgroup` keeps the tests of one xdist_group on one worker: the lit files
+# share one lit run, the compile checks of one graph share its compiles (tests/conftest.py).
+PYTEST_JOBS ?= auto
+XDIST := -n $(PYTEST_JOBS) --dist loadgroup
+
 .DEFAULT_GOAL := help
 .PHONY: help install quick test test-e2e test-oldest test-asan lint format testdata golden bench clean distclean
 
@@ -35,10 +41,10 @@ install: $(PY) ## create .venv and install shardy-convert with its test tools (e
 	@$(VENV)/bin/shardy-convert --version
 
 quick: lint ## ruff, then the suite without the slow compile proofs (lit included; no torch_xla, no oldest jax)
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -m "not slow" $(XDIST)
 
 test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices, torch_xla end to end), the suite again on the oldest supported jax, the wrapper under ASan/UBSan
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(XDIST)
 	$(MAKE) test-e2e
 	$(MAKE) test-oldest
 	$(MAKE) test-asan
@@ -62,7 +68,7 @@ $(OLDEST_STAMP): pyproject.toml setup.py
 	@touch $@
 
 test-oldest: $(OLDEST_STAMP) ## the whole suite on jax/jaxlib 0.7.1, what torch-xla[pallas]==2.9.0 pins (venv .venv-jax-oldest)
-	$(OLDEST_PY) -m pytest -q -p no:cacheprovider
+	$(OLDEST_PY) -m pytest -q -p no:cacheprovider $(XDIST)
 
 # The PJRT plugin wrapper (C), its own declarations of later PJRT C API versions, the test plugin.
 C_SOURCES := $(wildcard shardy_convert/plugin/_wrapper/*.c shardy_convert/plugin/_wrapper/*.h tests/plugin/*.c)

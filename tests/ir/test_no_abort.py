@@ -4,7 +4,8 @@ DESIGN.md "Hazards in jaxlib": `HloSharding.get_axis_sizes()` aborts on non-iden
 lists, `is_tile_assignment_iota()` on tuples, `from_string` pads short lists and accepts
 duplicate ids. The proof, in a fresh interpreter: every member of jaxlib's `HloSharding` and
 `OpSharding` (and of `hlo_sharding_util`) is replaced by a recording wrapper, then hostile
-inputs go through `convert`, the dump path, the pre-compile hook and the CLI's own `main`.
+inputs go through `convert`, the dump path, the pre-compile hook and the CLI's own `main`
+(once, with the wrappers in place from the start).
 Nothing may be recorded, and `jax` / `jaxlib.xla_client` are never even imported. A control
 call at the end shows the wrappers do record (`sys.setprofile` would not: nanobind functions
 raise no `c_call` events, so a profiler-based check would pass vacuously).
@@ -118,16 +119,18 @@ def corpus():
         pass
 
 import shardy_convert.converter  # noqa: the library, before any probe
-corpus()
-imported = sorted(m for m in ("jax", "jaxlib.xla_client") if m in sys.modules)
-
 from shardy_convert.xla import compat
+
+# The wrappers go in before the corpus runs once: its first run is the one that reaches
+# jaxlib, if anything does (parse and the passes cache what they have seen). Wrapping imports
+# neither jax nor xla_client (the control below imports nothing new either).
 hlo = compat.hlo_sharding_module()
 util = importlib.import_module("jaxlib._jax.hlo_sharding_util")
 wrap_members(hlo.HloSharding, "HloSharding")
 wrap_members(hlo.OpSharding, "OpSharding")
 wrap_members(util, "hlo_sharding_util")
 corpus()
+imported = sorted(m for m in ("jax", "jaxlib.xla_client") if m in sys.modules)
 hostile_calls = sorted(set(calls))
 
 calls.clear()
