@@ -18,10 +18,9 @@ OLDEST_VENV ?= .venv-jax-oldest
 OLDEST_PY := $(OLDEST_VENV)/bin/python
 
 # pytest-xdist: the suite spread over the machine's cores (`make quick PYTEST_JOBS=0` runs it
-# in one process). `loadgroup` keeps the tests of one xdist_group on one worker: the lit files
-# share one lit run, the compile checks of one graph share its compiles (tests/conftest.py).
+# in one process). The workers share one lit run (tests/passes/test_lit.py).
 PYTEST_JOBS ?= auto
-XDIST := -n $(PYTEST_JOBS) --dist loadgroup
+XDIST := -n $(PYTEST_JOBS)
 
 .DEFAULT_GOAL := help
 # Every target is a task, none a file: `examples`, `testdata` and `bench` are folders too, and

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import re
@@ -55,14 +54,6 @@ def real_graph(path: str, index: int = 0) -> tuple[dict, str]:
     found = [(e, g) for e, k, g in _real_graphs() if e["path"] == path and k == index]
     assert found, f"no graph {index} of testdata/{path} in the manifest"
     return found[0]
-
-
-def compile_group(graph: str, n: int) -> pytest.MarkDecorator:
-    """The pytest-xdist group of the tests that compile `graph` on n devices through
-    `compiled_testdata`: on one worker (`--dist loadgroup`, as make runs the suite) they
-    share its compiles, and the graphs still spread over the workers."""
-    digest = hashlib.sha1(f"{n}:{graph}".encode()).hexdigest()[:16]
-    return pytest.mark.xdist_group(f"compile-{digest}")
 
 
 @pytest.fixture(scope="session")

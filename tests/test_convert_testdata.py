@@ -16,12 +16,9 @@ import pytest
 from shardy_convert import ShardyConvertError, ShardyConvertWarning, convert
 from shardy_convert.commands.check import Verdict, compare, compare_compiled, compile_module
 from shardy_convert.formats import meshes
-from tests.conftest import TESTDATA, compile_group, manifest, real_graphs
+from tests.conftest import TESTDATA, manifest, real_graphs
 
-GRAPHS = [
-    pytest.param(e, graph, id=f"{e['path']}:{k}", marks=compile_group(graph, e["num_devices"]))
-    for e, k, graph in real_graphs()
-]
+GRAPHS = [pytest.param(e, graph, id=f"{e['path']}:{k}") for e, k, graph in real_graphs()]
 OK = [p for p in GRAPHS if p.values[0]["expect"] == "ok"]
 FAILING = [p for p in GRAPHS if p.values[0]["expect"] != "ok"]
 

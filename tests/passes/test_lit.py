@@ -1,11 +1,13 @@
 """The lit/FileCheck files under tests/lit (one file per pass, as Shardy and XLA keep them).
 
 lit runs once a session for all the files (it runs them in parallel, as xDSL runs
-`lit tests/filecheck`), and each file is still a test of its own here, so a failure names
-its file and the summary counts every file. Every pass the registry names has its file."""
+`lit tests/filecheck`; once for all pytest-xdist workers too), and each file is still a test
+of its own here, so a failure names its file and the summary counts every file. Every pass
+the registry names has its file."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -20,8 +22,6 @@ from tests.conftest import ROOT
 
 LIT_DIR = ROOT / "tests" / "lit"
 FILES = sorted(LIT_DIR.glob("*.mlir"))
-# All lit items on one pytest-xdist worker, so that the one lit run serves them all.
-LIT = pytest.mark.xdist_group("lit")
 
 
 def _stem(name: str) -> str:
@@ -42,37 +42,54 @@ def test_every_registered_pass_has_its_lit_file(name):
 @pytest.fixture(scope="session")
 def lit_results(request, tmp_path_factory) -> dict[str, dict]:
     """file name -> lit's result for it (`code`, `output`), from one `lit` run over the lit
-    files this session selected."""
-    chosen = sorted(
+    files this session selected. Under pytest-xdist the workers share it: the first one to
+    need it runs lit (under a lock), the others read its results."""
+    shared = tmp_path_factory.getbasetemp()
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        shared = shared.parent  # the session's folder, above each worker's own
+    report = shared / "lit" / "results.json"
+    with open(shared / "lit.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        if not report.is_file():
+            _run_lit(_chosen(request.session), report)
+    tests = json.loads(report.read_text())["tests"]
+    return {Path(t["name"].split(" :: ", 1)[1]).name: t for t in tests}
+
+
+def _chosen(session: pytest.Session) -> list[Path]:
+    """The lit files whose tests this session runs (every worker collects them all)."""
+    return sorted(
         {
             item.callspec.params["path"]
-            for item in request.session.items
+            for item in session.items
             if getattr(item, "originalname", None) == "test_lit_file"
         }
     )
-    out = tmp_path_factory.mktemp("lit")
+
+
+def _run_lit(files: list[Path], report: Path) -> None:
+    out = report.parent
+    out.mkdir()
     bin_dir = Path(sys.executable).parent
     env = dict(
         os.environ,
         PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
         LIT_EXEC_ROOT=str(out / "exec"),  # lit's Output/ (the %t files) goes to the temp dir
     )
-    report = out / "results.json"
-    command = [str(bin_dir / "lit"), "--skip-test-time-recording", "-q", "-o", str(report)]
+    partial = out / "partial.json"  # renamed when whole: a worker never reads half of it
+    command = [str(bin_dir / "lit"), "--skip-test-time-recording", "-q", "-o", str(partial)]
     done = subprocess.run(
-        [*command, *map(str, chosen or [LIT_DIR])],
+        [*command, *map(str, files or [LIT_DIR])],
         env=env,
         capture_output=True,
         text=True,
         check=False,
     )
-    if not report.is_file():  # lit itself failed (a bad lit.cfg.py): say how
+    if not partial.is_file():  # lit itself failed (a bad lit.cfg.py): say how
         pytest.fail(f"lit wrote no results (exit {done.returncode}):\n{done.stdout}{done.stderr}")
-    tests = json.loads(report.read_text())["tests"]
-    return {Path(t["name"].split(" :: ", 1)[1]).name: t for t in tests}
+    partial.rename(report)
 
 
-@LIT
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_lit_file(path, lit_results):
     result = lit_results.get(path.name)

@@ -16,7 +16,7 @@ from shardy_convert.commands.check.cost import (
     rematerializations,
     shape_bytes,
 )
-from tests.conftest import TESTDATA, compile_group, real_graphs
+from tests.conftest import TESTDATA, real_graphs
 
 # --- counting the optimized HLO ourselves (written apart from check/cost.py) ----------------
 
@@ -132,12 +132,7 @@ def _unique_graphs():
         key = hashlib.sha1(f"{entry['num_devices']}:{same}".encode()).hexdigest()
         seen.setdefault(key, []).append((entry, k, graph))
     return [
-        pytest.param(
-            found[0][0],
-            found[0][2],
-            id="+".join(f"{e['path']}:{k}" for e, k, _ in found),
-            marks=compile_group(found[0][2], found[0][0]["num_devices"]),
-        )
+        pytest.param(found[0][0], found[0][2], id="+".join(f"{e['path']}:{k}" for e, k, _ in found))
         for found in seen.values()
     ]
 
