@@ -16,24 +16,10 @@ import pytest
 
 from shardy_convert import ShardyConvertError, ShardyConvertWarning, convert
 from shardy_convert.commands.check import Verdict, compare, compare_compiled, compile_module
-from shardy_convert.formats import dump, meshes
+from shardy_convert.formats import meshes
+from tests.conftest import TESTDATA, manifest, real_graphs
 
-from .conftest import TESTDATA, manifest
-
-SOURCES = ("torch_xla_dump", "torch_xla_mlir", "jax_gspmd")
-
-
-def _graphs():
-    for entry in manifest():
-        if entry["kind"] not in SOURCES:
-            continue
-        text = (TESTDATA / entry["path"]).read_text()
-        graphs = [g.text for g in dump.graphs(text)] if dump.is_dump(text) else [text]
-        for k, graph in enumerate(graphs):
-            yield pytest.param(entry, graph, id=f"{entry['path']}:{k}")
-
-
-GRAPHS = list(_graphs())
+GRAPHS = [pytest.param(e, graph, id=f"{e['path']}:{k}") for e, k, graph in real_graphs()]
 OK = [p for p in GRAPHS if p.values[0]["expect"] == "ok"]
 FAILING = [p for p in GRAPHS if p.values[0]["expect"] != "ok"]
 

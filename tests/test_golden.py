@@ -15,8 +15,7 @@ import pytest
 from shardy_convert.commands.diff import diff
 from shardy_convert.ir import compat
 from shardy_convert.passes import import_custom_calls
-
-from .conftest import TESTDATA
+from tests.conftest import TESTDATA
 
 _spec = importlib.util.spec_from_file_location("make_golden", TESTDATA / "make_golden.py")
 make_golden = importlib.util.module_from_spec(_spec)

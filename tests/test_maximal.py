@@ -22,9 +22,8 @@ from shardy_convert import convert
 from shardy_convert.commands.check import Verdict, compare, compile_module
 from shardy_convert.errors import DeviceCountWarning, ShardyConvertError
 from shardy_convert.ir import compat
-
-from .conftest import TESTDATA
-from .helpers import run
+from tests.conftest import TESTDATA
+from tests.helpers import run
 
 MAXIMAL = TESTDATA / "jax" / "maximal_device3.gspmd.mlir"
 _MESHES = re.compile(r"sdy\.mesh @(\w+) = (<[^>]*>)")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from .conftest import TESTDATA
+from tests.conftest import TESTDATA
 
 ROOT = TESTDATA.parent
 INPUT = re.compile(r"\.(mlir|mlirbc|dump|pb|so|txt|json|py|0)$")

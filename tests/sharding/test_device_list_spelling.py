@@ -14,7 +14,7 @@ from shardy_convert.sharding import parse
 from shardy_convert.sharding.canonical import device_list_spelling
 
 from ..random_shardings import random_sharding
-from ..test_sharding_xla_oracle import without_shard_group
+from .test_xla_oracle import without_shard_group
 
 
 @pytest.mark.parametrize(
