@@ -36,17 +36,15 @@ JAXLIB_LINE = re.compile(r"registered by jaxlib (\S+)")
 
 def cli_reference() -> str:
     """Every command's `--help`, the group's first, each under a heading of its own."""
-    import click
-
     from shardy_convert.cli.main import main
 
-    top = click.Context(
-        main, info_name="shardy-convert", terminal_width=HELP_WIDTH, max_content_width=HELP_WIDTH
-    )
+    width = {"terminal_width": HELP_WIDTH, "max_content_width": HELP_WIDTH}
+    # make_context, as the command line does: the group's context settings (`-h`) apply.
+    top = main.make_context("shardy-convert", [], resilient_parsing=True, **width)
     parts = [_help_section("shardy-convert", main.get_help(top))]
     for name in main.list_commands(top):
         command = main.get_command(top, name)
-        ctx = click.Context(command, info_name=name, parent=top)
+        ctx = command.make_context(name, [], parent=top, resilient_parsing=True)
         parts.append(_help_section(f"shardy-convert {name}", command.get_help(ctx)))
     return "\n".join(parts)
 
@@ -168,7 +166,7 @@ def _annotation(annotation) -> str:
     return annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)
 
 
-PARAMETER = re.compile(r"^(\w+(?:, \w+)*): ")
+PARAMETER = re.compile(r"^(\w+(?:, \w+)*):(?: |$)")
 
 
 def _markdown(doc: str) -> str:
@@ -192,7 +190,7 @@ def _items(lines: list[str]) -> list[str]:
         m = PARAMETER.match(line)
         if m:
             names = ", ".join(f"`{n}`" for n in m.group(1).split(", "))
-            items.append(f"- {names}: {line[m.end() :]}")
+            items.append(f"- {names}: {line[m.end() :]}".rstrip())
         elif items:
             items[-1] += " " + line.strip()
         else:

@@ -12,6 +12,9 @@ doctest. The HTML comment on the line before a block says how it is run:
     <!-- not run: REASON -->                  not run; REASON says why (a test it names,
                                               PATH::NAME, must exist)
 
+Blocks inside a generated part of a page (`<!-- BEGIN generated: KEY -->`: signatures, help
+texts, written by docs/make_reference.py) are the code's own text, no examples: not run.
+
 Shown output is matched line by line, in order, against what the command writes to stdout
 and stderr (each stream keeps its order; lines the page leaves out may stand between). `…` or
 `...` in a shown line matches any text; a line that is only `…` stands for lines left out.
@@ -32,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+GENERATED = re.compile(r"<!-- BEGIN generated: \S+ -->\n.*?<!-- END generated -->", re.S)
 MARKER = re.compile(r"<!-- (not run: .+?|run with torch_xla(?:: save as \S+)?) -->\n\Z")
 NAMED_TEST = re.compile(r"\b((?:e2e|tests)/[\w/]+\.py)::(\w+)")
 ELLIPSIS = re.compile(r"\.\.\.|…")
@@ -53,7 +57,7 @@ class Block:
     lineno: int
     lang: str
     text: str
-    marker: str  # "", "not run: ...", "run with torch_xla[: save as F]"
+    marker: str  # "", "not run: ...", "run with torch_xla[: save as F]", "generated"
 
     @property
     def name(self) -> str:
@@ -81,12 +85,15 @@ class Block:
 
 def blocks(page: Path) -> list[Block]:
     text = page.read_text()
+    generated = [m.span() for m in GENERATED.finditer(text)]
     found = []
     for m in FENCE.finditer(text):
         before = text[: m.start()]
         marker = MARKER.search(before)
-        lineno = before.count("\n") + 1
-        found.append(Block(page, lineno, m.group(1), m.group(2), marker.group(1) if marker else ""))
+        how = marker.group(1) if marker else ""
+        if any(start < m.start() < end for start, end in generated):
+            how = "generated"
+        found.append(Block(page, before.count("\n") + 1, m.group(1), m.group(2), how))
     return found
 
 
@@ -97,6 +104,8 @@ def all_blocks(lang: str) -> list[Block]:
 def problems(block: Block) -> list[str]:
     """What is wrong with how a python or console block says it is run."""
     found = []
+    if block.marker == "generated":
+        return found
     if block.marker.startswith("not run:"):
         reason = block.marker[len("not run:") :].strip()
         for path, test in NAMED_TEST.findall(reason):
@@ -200,7 +209,7 @@ def run_python(block: Block, cwd: Path, python: str = sys.executable) -> str:
             "import doctest, sys\n"
             f"test = doctest.DocTestParser().get_doctest({block.text!r}, {{}}, "
             f"{block.name!r}, None, 0)\n"
-            "runner = doctest.DocTestRunner()\nrunner.run(test)\n"
+            "runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)\nrunner.run(test)\n"
             "sys.exit(1 if runner.failures else 0)\n"
         )
     else:

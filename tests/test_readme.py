@@ -12,7 +12,16 @@ import shlex
 
 import pytest
 
-from .docs_examples import PAGES, ROOT, all_blocks, problems, run_console, run_python, workdir
+from .docs_examples import (
+    PAGES,
+    ROOT,
+    Block,
+    all_blocks,
+    problems,
+    run_console,
+    run_python,
+    workdir,
+)
 
 INPUT = re.compile(r"\.(mlir|mlirbc|dump|pb|so|txt|json|py|0)$")
 CONSOLE = all_blocks("console")
@@ -71,7 +80,8 @@ def test_every_file_an_example_reads_is_shipped():
 
 
 def test_the_pages_have_examples_to_run():
-    assert len(PAGES) >= 10 and len(HERE) >= 15, (len(PAGES), len(HERE))
+    assert len(PAGES) >= 10, PAGES
+    assert len(HERE) >= 15, [b.name for b in HERE]
 
 
 def test_every_block_is_run_or_says_why():
@@ -96,3 +106,38 @@ def test_console_example(block, tmp_path):
 def test_python_example(block, tmp_path):
     failure = run_python(block, workdir(tmp_path))
     assert not failure, failure
+
+
+def _block(text: str, lang: str = "console") -> Block:
+    return Block(ROOT / "docs" / "example.md", 1, lang, text, "")
+
+
+@pytest.mark.parametrize(
+    ("text", "fails"),
+    [
+        ("$ echo hello world\nhello world\n", False),
+        ("$ echo hello world\nhello …\n", False),  # … stands for text left out
+        ("$ printf 'a\\nb\\nc\\n'\na\n…\nc\n", False),
+        ("$ printf 'a\\nb\\n'\nb\na\n", True),  # shown out of order
+        ("$ echo hello world\nhello there\n", True),
+        ("$ echo to stderr >&2\nto stderr\n", False),
+        ("$ false\n", True),  # fails where the page shows no failure
+        ("$ echo 'x: error: bad'; exit 1\nx: error: bad\n", False),
+        ("$ make no-such-target\n", True),
+        ("$ make docs\n", False),
+    ],
+)
+def test_shown_output_must_match(text, fails, tmp_path):
+    assert bool(run_console(_block(text), tmp_path)) is fails
+
+
+def test_a_cat_of_a_shown_file_writes_it(tmp_path):
+    block = _block("$ cat m.txt\nline 1\n$ wc -l m.txt\n1 m.txt\n")
+    assert run_console(block, tmp_path) == []
+    assert (tmp_path / "m.txt").read_text() == "line 1\n"
+
+
+def test_a_python_example_that_fails_is_reported(tmp_path):
+    assert "exit 3" in run_python(_block("raise SystemExit(3)", "python"), tmp_path)
+    assert run_python(_block(">>> 1 + 1\n2\n", "python"), tmp_path) == ""
+    assert "exit 1" in run_python(_block(">>> 1 + 1\n3\n", "python"), tmp_path)
