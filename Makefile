@@ -39,7 +39,7 @@ install: $(PY) ## create .venv and install shardy-convert with its test tools (e
 # with every warning an error, into build/site (`make clean` removes it).
 docs: $(PY) ## regenerate the docs' reference pages from the code, then build the site with mkdocs --strict (build/site)
 	$(PY) docs/make_reference.py
-	$(VENV)/bin/mkdocs build --strict --quiet --site-dir build/site
+	$(VENV)/bin/mkdocs build --strict --site-dir build/site
 
 quick: lint ## ruff, then the suite without the slow compile proofs (lit included; no torch_xla, no oldest jax)
 	$(PY) -m pytest -q -m "not slow"

@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import click
 import pytest
@@ -61,3 +66,32 @@ def test_a_block_is_rewritten_whole():
 def test_an_unknown_key_is_an_error():
     with pytest.raises(KeyError, match="no generated block 'nope'"):
         reference.render("<!-- BEGIN generated: nope -->\n<!-- END generated -->")
+
+
+def _make_docs_build(config: Path, site: Path) -> subprocess.CompletedProcess:
+    """The mkdocs command `make docs` runs (read from `make -n docs`), on `config`."""
+    planned = subprocess.run(
+        ["make", "-n", "docs"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    line = next(x for x in planned.splitlines() if "mkdocs build" in x)
+    args = shlex.split(line.split("mkdocs", 1)[1])
+    at = args.index("--site-dir")
+    args[at + 1] = str(site)  # not the tree's build/site
+    args += ["-f", str(config)]
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_make_docs_fails_on_a_broken_link_and_builds_the_docs(tmp_path):
+    pytest.importorskip("mkdocs")  # the `docs` extra (make install); not in every test venv
+    shutil.copytree(ROOT / "docs", tmp_path / "docs")
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    done = _make_docs_build(tmp_path / "mkdocs.yml", tmp_path / "site")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "site" / "getting-started" / "index.html").is_file()
+    with (tmp_path / "docs" / "index.md").open("a") as f:
+        f.write("\n[a page that is not there](no-such-page.md#nor-this)\n")
+    done = _make_docs_build(tmp_path / "mkdocs.yml", tmp_path / "site")
+    assert done.returncode != 0
+    assert "no-such-page.md" in done.stderr
