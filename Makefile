@@ -6,8 +6,8 @@ PIP := $(VENV)/bin/pip
 # Editable installs: setuptools (>= 80) prints an "Editable installation ... be careful with
 # folders named like your package" notice on every install; it says nothing about this project.
 EDITABLE := PYTHONWARNINGS='ignore:Editable installation'
-# torch 2.9.0 + torch-xla 2.9.0 (~7.5 GB) live in a venv of their own: only `make testdata`
-# and the bench inputs need them.
+# torch 2.9.0 + torch-xla 2.9.0 (~7.5 GB) live in a venv of their own (`make install-torch`):
+# the e2e suite, `make testdata`, `make examples`, the bench inputs and users' own programs.
 TORCH_VENV ?= .venv-torch
 TORCH_PY := $(TORCH_VENV)/bin/python
 # The oldest supported jax/jaxlib (what torch-xla[pallas]==2.9.0 pins) in a venv of its own,
@@ -39,7 +39,7 @@ XDIST := -n $(PYTEST_JOBS)
 .DEFAULT_GOAL := help
 # Every target is a task, none a file: `examples`, `testdata` and `bench` are folders too, and
 # a target named like an existing folder would be "up to date" without being .PHONY.
-.PHONY: help install quick test test-e2e test-oldest test-newest test-asan lint format testdata examples golden bench clean distclean
+.PHONY: help install install-torch docs quick test test-e2e test-oldest test-newest test-asan lint format testdata examples golden bench clean distclean
 
 # Every target with a `## ` description, names padded to the longest one.
 help: ## list the targets
@@ -52,14 +52,22 @@ $(PY):
 	$(PIP) install --quiet --upgrade pip
 
 install: $(PY) ## create .venv and install shardy-convert with its test tools (editable)
-	$(EDITABLE) $(PIP) install --quiet -e '.[test]'
+	$(EDITABLE) $(PIP) install --quiet -e '.[test,docs]'
 	@$(VENV)/bin/shardy-convert --version
+
+# The site under docs/ (mkdocs.yml): the reference pages rewritten from the code first
+# (docs/make_reference.py; tests/test_docs_reference.py fails while one is stale), then built
+# with every warning an error, into build/site (`make clean` removes it).
+docs: $(PY) ## regenerate the docs' reference pages from the code, then build the site with mkdocs --strict (build/site)
+	$(PY) docs/make_reference.py
+	$(VENV)/bin/mkdocs build --strict --site-dir build/site
 
 quick: lint ## ruff, then the suite without the slow compile proofs (lit included; no torch_xla, no oldest jax)
 	$(PY) -m pytest -q -m "not slow" $(XDIST)
 
-test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices, torch_xla end to end), the suite again on the oldest and on the newest supported jax, the wrapper under ASan/UBSan
+test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices, torch_xla end to end), the suite again on the oldest and on the newest supported jax, the wrapper under ASan/UBSan, the docs
 	$(PY) -m pytest -q $(XDIST)
+	$(MAKE) docs
 	$(MAKE) test-e2e
 	$(MAKE) test-oldest
 	$(MAKE) test-newest
@@ -71,6 +79,8 @@ TORCH_E2E := $(TORCH_VENV)/.e2e-installed
 $(TORCH_E2E): $(TORCH_PY) pyproject.toml setup.py
 	$(EDITABLE) $(TORCH_VENV)/bin/pip install --quiet -e '.[torch-xla,test]'
 	@touch $@
+
+install-torch: $(TORCH_E2E) ## create .venv-torch: torch 2.9.0 and torch-xla 2.9.0 beside shardy-convert and its test tools (~8 GB)
 
 test-e2e: $(TORCH_E2E) ## stock torch_xla 2.9 through the PJRT plugin wrapper on xla-cpu-pjrt vs its CPU runtime (venv .venv-torch)
 	$(TORCH_PY) -m pytest -q -p no:cacheprovider e2e
@@ -154,7 +164,7 @@ $(TORCH_PY):
 testdata: $(TORCH_E2E) ## regenerate testdata/ with real torch_xla 2.9 and JAX runs (venv .venv-torch with the torch-xla extra, ~7.5 GB, ~2 min)
 	$(TORCH_PY) testdata/make_testdata.py
 
-examples: $(TORCH_E2E) ## regenerate the inputs of the README's examples (examples/*.mlir) with real torch_xla runs (venv .venv-torch)
+examples: $(TORCH_E2E) ## regenerate the inputs of the docs' examples (examples/*.mlir) with real torch_xla runs (venv .venv-torch)
 	$(TORCH_PY) examples/make_examples.py
 
 golden: ## regenerate the expected outputs under testdata/golden/ from the current converter

@@ -84,7 +84,7 @@ SPREAD = r"( -n \S+)?$"  # pytest-xdist, or not
 RUNS = {
     "help": [r"^grep -hE '\^\[A-Za-z0-9_\.-\]\+:\.\*## ' Makefile \| awk"],
     "install": [
-        r"\.venv/bin/pip install --quiet -e '\.\[test\]'$",
+        r"\.venv/bin/pip install --quiet -e '\.\[test,docs\]'$",
         r"^\.venv/bin/shardy-convert --version$",
     ],
     "quick": [
@@ -98,8 +98,14 @@ RUNS = {
         r"^\.venv-torch/bin/python -m pytest -q -p no:cacheprovider e2e$",
         r"^\.venv-jax-oldest/bin/python -m pytest -q -p no:cacheprovider" + SPREAD,
         r"^\.venv-jax-newest/bin/python -m pytest -q -p no:cacheprovider" + SPREAD,
+        r"^\.venv/bin/mkdocs build --strict --site-dir build/site$",
     ],
     "test-e2e": [r"^\.venv-torch/bin/python -m pytest -q -p no:cacheprovider e2e$"],
+    "install-torch": [r"\.venv-torch/bin/pip install --quiet -e '\.\[torch-xla,test\]'$"],
+    "docs": [
+        r"^\.venv/bin/python docs/make_reference\.py$",
+        r"^\.venv/bin/mkdocs build --strict --site-dir build/site$",
+    ],
     "test-oldest": [r"^\.venv-jax-oldest/bin/python -m pytest -q -p no:cacheprovider" + SPREAD],
     "test-newest": [r"^\.venv-jax-newest/bin/python -m pytest -q -p no:cacheprovider" + SPREAD],
     "test-asan": [
@@ -142,13 +148,19 @@ MADE = [
 ]
 
 
+# A target that exists to make one of those files: that file is not taken as made, and its
+# recipe shows as if pyproject.toml had changed (`make -W`), whether or not it is made here.
+MAKES = {"install-torch": ".venv-torch/.e2e-installed"}
+
+
 def _dry_run(target: str) -> list[str]:
     """The lines `make TARGET` would run (`make -n` runs nothing; a recursive $(MAKE) is
     dry-run too)."""
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-    old = [arg for path in MADE for arg in ("-o", path)]
+    old = [arg for path in MADE if path != MAKES.get(target) for arg in ("-o", path)]
+    fresh = ["-W", "pyproject.toml"] if target in MAKES else []
     done = subprocess.run(
-        ["make", "-n", "--no-print-directory", *old, target],
+        ["make", "-n", "--no-print-directory", *old, *fresh, target],
         cwd=ROOT,
         env=env,
         capture_output=True,

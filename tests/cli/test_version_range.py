@@ -1,5 +1,5 @@
 """`--version`'s supported range: every part of a version counts (0.12.0.1 is a post release of
-0.12.0), and the range is pyproject.toml's (tests/test_cli.py checks the line itself)."""
+0.12.0), and the range is pyproject.toml's (tests/cli/test_main.py checks the line itself)."""
 
 from __future__ import annotations
 

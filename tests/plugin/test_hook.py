@@ -181,7 +181,7 @@ def test_cache_is_bounded():
 
 
 def test_documented_example_runs_on_both_clients():
-    """examples/hook_on_pjrt_clients.py, as the README shows it, in a fresh process."""
+    """examples/hook_on_pjrt_clients.py, as docs/library.md shows it, in a fresh process."""
     import subprocess
     import sys
 
