@@ -76,6 +76,8 @@ def test_the_newest_leg_finds_a_python_312():
     ).stdout
     assert version.strip() == "(3, 12)"
     assert f"{found.group(1)} -m venv .venv-jax-newest" in dry
+
+
 # What each documented target promises, as lines its recipe must run (regular expressions
 # matched against `make -n` lines). A target added to the Makefile without a row here fails
 # test_every_documented_target_has_a_row.

@@ -159,11 +159,11 @@ def _convert_mlir(
     meshes: tuple,
 ) -> tuple[bytes, tuple[int, ...] | None, Report]:
     from ..formats import module as formats
-    from ..ir.parse import thread_context
+    from ..ir.parse import pooled_context
 
     form = formats.detect(code)
     version = formats.portable_version(code) if form == "portable" else _plugin_version()
-    with thread_context() as ctx:
+    with pooled_context() as ctx:
         mod = formats.load(code, ctx, trusted=True)
         report = replace(report, module=_module_name(mod))
         try:
@@ -240,11 +240,11 @@ def passthrough_program(code: bytes, form: str, options: bytes) -> tuple[bytes, 
     if form != "mlir":  # an HloModuleProto: its entry computation has the shardings
         return unchanged
     from ..formats import module as formats
-    from ..ir.parse import thread_context
+    from ..ir.parse import pooled_context
     from ..passes.lift_callee_shardings import lift
 
     try:
-        with thread_context() as ctx:
+        with pooled_context() as ctx:
             mod = formats.load(code, ctx, trusted=True)
             if not lift(mod.operation):
                 return unchanged

@@ -6,7 +6,6 @@ torch_xla end to end is e2e/test_torch_xla.py (make test-e2e)."""
 
 from __future__ import annotations
 
-import os
 import struct
 import subprocess
 import sys
