@@ -231,7 +231,8 @@ def fsdp_v2() -> dict:
 
 
 def uneven() -> dict:
-    """12 rows sharded 8 ways: GSPMD pads, Shardy would shard 4 ways (another program)."""
+    """12 rows sharded 8 ways: GSPMD pads them, 2 rows a device (pad-uneven gives the converted
+    program that padded layout)."""
     mesh = xs.Mesh(np.arange(8), (8,), ("x",))
     x = _seeded(12, 4).to(_device())
     xs.mark_sharding(x, mesh, ("x", None))

@@ -19,6 +19,9 @@ import sys
 from pathlib import Path
 
 HOOKS = {"recorder": "e2e.recorder:on_compile", "raising": "e2e.recorder:raising_hook"}
+# Environment a program needs before torch_xla is imported: torch_xla's StableHLO then puts
+# the parameters' shardings on a called @SyncTensorsGraph.N, not on @main.
+PROGRAM_ENV = {"passthrough_callee_shardings": {"XLA_PARAMETER_WRAPPING_THREADSHOLD": "1"}}
 
 
 def setup(args, devices: int):
@@ -57,7 +60,15 @@ def main() -> None:
     parser.add_argument("--dump-dir", help="use_plugin(dump_dir=...)")
     parser.add_argument("--device-type", help="use_plugin(device_type=...)")
     args = parser.parse_args()
-    from e2e import audit_programs, boundary_programs, mesh_programs, other_programs, programs
+    os.environ.update(PROGRAM_ENV.get(args.program, {}))  # read when torch_xla is imported
+    from e2e import (
+        api_programs,
+        audit_programs,
+        boundary_programs,
+        mesh_programs,
+        other_programs,
+        programs,
+    )
 
     every = {
         **programs.PROGRAMS,
@@ -65,6 +76,7 @@ def main() -> None:
         **other_programs.PROGRAMS,
         **boundary_programs.PROGRAMS,
         **mesh_programs.PROGRAMS,
+        **api_programs.PROGRAMS,
     }
     fn, devices = every[args.program]
     facts: dict = {}

@@ -1,7 +1,8 @@
 """The plugin path under faults (issue 19), through `use_plugin` on xla-cpu-pjrt, each program
 in a process of its own (e2e/fault_programs.py): a Ctrl-C during a conversion reaches the
 program as KeyboardInterrupt; a second or late use_plugin changes nothing; passthrough never
-hands XLA a program it aborts on. The wrapper given itself as the plugin: tests/test_wrapper.py."""
+hands XLA a program it aborts on. The wrapper given itself as the plugin:
+tests/plugin/test_wrapper.py."""
 
 from __future__ import annotations
 

@@ -33,7 +33,9 @@ RUNTIMES = {"cpu": "CPU", "wrapper": "SHARDY", "eager": "eager"}
 
 def _start(program: str, mode: str, out: Path, *extra: str) -> subprocess.Popen:
     out.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="1", PYTHONPATH=str(ROOT))
+    # the caller's PYTHONPATH after this tree (an extra package such as torchax, for shard_as)
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="1", PYTHONPATH=path)
     for name in ("PJRT_DEVICE", "XLA_STABLEHLO_COMPILE", "SHARDY_CONVERT_PLUGIN"):
         env.pop(name, None)
     command = [sys.executable, "-m", "e2e.run_program", program, mode, str(out), *extra]

@@ -29,10 +29,7 @@ def start(partitioner: str, plugin: str | None) -> None:
         os.environ["CPU_NUM_DEVICES"] = "8"
         sc.record()  # every Mesh and mark_sharding from here on
         return
-    if plugin is None:
-        import xla_plugins.xla_cpu_pjrt as package  # OpenXLA's CPU plugin (xla-cpu-pjrt)
-
-        plugin = os.path.join(package.__path__[0], "xla_cpu_pjrt.so")
+    plugin = plugin or sc.cpu_plugin_path()  # OpenXLA's CPU plugin (xla-cpu-pjrt)
     sc.use_plugin(plugin, create_options={"cpu_device_count": 8})
 
 

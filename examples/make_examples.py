@@ -1,4 +1,4 @@
-"""Writes the inputs the README's examples run on, each from a real torch_xla 2.9 run on 8
+"""Writes the inputs the docs' examples run on, each from a real torch_xla 2.9 run on 8
 virtual CPU devices (`xm.get_stablehlo()` of the graph): `make examples` (venv .venv-torch).
 
     examples/mlp.mlir     a two-layer MLP, Mesh([3, 6, 0, 5, 1, 7, 2, 4], (2, 4)): V1 lists in

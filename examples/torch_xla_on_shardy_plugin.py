@@ -14,17 +14,9 @@ import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # XLA's C++ info lines
 
-from shardy_convert.torch_xla import use_plugin
+from shardy_convert.torch_xla import cpu_plugin_path, use_plugin
 
-
-def cpu_plugin() -> str:
-    """OpenXLA's CPU plugin as installed by `pip install xla-cpu-pjrt`."""
-    import xla_plugins.xla_cpu_pjrt as package
-
-    return os.path.join(package.__path__[0], "xla_cpu_pjrt.so")
-
-
-plugin = sys.argv[1] if len(sys.argv) > 1 else cpu_plugin()
+plugin = sys.argv[1] if len(sys.argv) > 1 else cpu_plugin_path()
 handle = use_plugin(plugin, create_options={"cpu_device_count": 8})
 
 import numpy as np  # noqa: E402  (after use_plugin: before any XLA work)

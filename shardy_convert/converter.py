@@ -9,7 +9,6 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from .errors import (
-    ModuleError,
     ShardyConvertError,
     ShardyConvertNote,
     ShardyConvertWarning,
@@ -23,10 +22,11 @@ from .formats import module as formats
 from .ir.analyses import Analyses
 from .ir.bindings import ir
 from .ir.diagnostics import verify
+from .ir.gspmd_fallback import check_no_gspmd_left
 from .ir.parse import has_locations, new_context
 from .ir.pipeline import run_pipeline
 from .ir.sdy_attrs import has_meshes, is_shardy
-from .ir.walker import Mentions, sites
+from .ir.walker import Mentions
 from .options import parse_device_ids, parse_mesh
 from .passes import pipeline
 from .passes.import_shardings import ImportShardingsPass, MeshChoice
@@ -49,10 +49,12 @@ class ConvertRequest:
     target_version: str | None = None
     imported: bool = False
     validate: bool = False
+    # pad-uneven first: uneven tilings take GSPMD's padded global shape (passes/pad_uneven.py)
+    pad_uneven: bool = False
 
     @property
     def pipeline(self) -> pipeline.Pipeline:
-        return pipeline.conversion(self.importer, self.matcher)
+        return pipeline.conversion(self.importer, self.matcher, self.pad_uneven)
 
     def run(self, module: str | bytes) -> str | bytes:
         """`convert()` as the command line runs it: a module written as it came says so."""
@@ -87,6 +89,7 @@ def convert(
     match_gspmd_boundary: bool = False,
     boundary_cache: str | os.PathLike | bool | None = None,
     filename: str | None = None,
+    pad_uneven: bool = False,
 ) -> str | bytes:
     """Converts a GSPMD module (MLIR text, bytecode or portable artifact; or XLA's HLO text or
     module proto, `formats.hlo`, which comes back as MLIR text by default) to Shardy.
@@ -136,6 +139,10 @@ def convert(
         the user cache dir, `~/.cache/shardy-convert/gspmd-boundary`).
     filename: the module's file name, for messages: `str(e)` reads `model.mlir:1:17: arg 0
         of @main: ...` (`e.file`), as the command line prints it; so do warnings.
+    pad_uneven: give every uneven tiling GSPMD's padded global shape first
+        (passes/pad_uneven.py): @main's arguments (and annotated results) take the padded
+        shape, so the program takes the per-device buffers GSPMD's does (what torch_xla
+        holds); an uneven sharding with no padded form is an error naming the value.
 
     Raises ShardyConvertError (located) on bad input; never returns a half-converted module.
     A module that already carries Shardy (natively, or in the round-trip form of a portable
@@ -159,6 +166,7 @@ def convert(
         target_version=target_version,
         imported=imported,
         validate=validate,
+        pad_uneven=pad_uneven,
     )
     return in_file(filename, lambda: _convert(module, request))
 
@@ -368,7 +376,7 @@ def convert_module(
     run's analyses are forgotten after it)."""
     given = None if mentions is None else {("mentions", mod.operation): mentions}
     found = pipeline.run(mod, request.pipeline, verify_each=False, analyses=Analyses(given))
-    _check_no_gspmd_left(mod.operation)
+    check_no_gspmd_left(mod.operation)
     if request.imported:
         run_pipeline(mod, [pipeline.SDY_IMPORT], verify_each=False)
         verify(mod.operation, "Shardy's import pipeline made a module that does not verify")
@@ -380,14 +388,3 @@ def convert_module(
         finally:
             copy.erase()
     return found
-
-
-def _check_no_gspmd_left(module: ir.Operation) -> None:
-    """No `mhlo.sharding` is left on the module or on func arguments and results. Ops need no
-    walk: import-shardings deletes the string of every op it converts and import-custom-calls
-    erases every manual-region boundary or fails."""
-    left = next(sites(module, ops=False), None)
-    if left is not None:
-        raise ModuleError(
-            f'mhlo.sharding "{left.text}" left after conversion', location=left.location
-        )

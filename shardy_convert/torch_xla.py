@@ -1,6 +1,7 @@
 """`shardy_convert.torch_xla`: the public names of the torch_xla entry points: `use_plugin`,
 `record_meshes` and `record` (plugin/torch_xla.py), `audit` and its report and policy
-(plugin/audit.py)."""
+(plugin/audit.py), `cpu_plugin_path` (OpenXLA's CPU plugin to run them on,
+plugin/plugin_library.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from .errors import ShardingContractError
 from .formats.audit import AuditFinding, AuditReport, TensorRow
 from .plugin.audit import audit
 from .plugin.audit_policy import Policy
+from .plugin.plugin_library import cpu_plugin_path
 from .plugin.torch_xla import Handle, record, record_meshes, use_plugin
 
 __all__ = [
@@ -18,6 +20,7 @@ __all__ = [
     "ShardingContractError",
     "TensorRow",
     "audit",
+    "cpu_plugin_path",
     "record",
     "record_meshes",
     "use_plugin",

@@ -74,7 +74,7 @@ MANUAL_ESCAPES = "error: manual value escapes"
 class Case:
 
   def __init__(self, name, kind, fn, num_devices, description, mlir=False, hlo=False,
-               shardy=True, xla_dump=False, meshes=False):
+               shardy=True, xla_dump=False, meshes=False, xla_bug=None):
     self.name = name
     self.kind = kind  # "torch_xla" | "jax"
     self.fn = fn
@@ -85,17 +85,20 @@ class Case:
     self.shardy = shardy  # jax: also lower with the Shardy partitioner (the reference twin)
     self.xla_dump = xla_dump  # keep XLA's own --xla_dump_to directory (see the docstring)
     self.meshes = meshes  # record the program's meshes beside its dump
+    # A known bug of jaxlib's CPU partitioner the program hits (the manifest's "xla_bug": on
+    # that jaxlib `check` must find a compiler difference, not a conversion one).
+    self.xla_bug = xla_bug
 
 
 CASES: dict[str, Case] = {}
 
 
 def torch_case(name, num_devices, description, mlir=False, hlo=False, xla_dump=False,
-               meshes=False):
+               meshes=False, xla_bug=None):
 
   def deco(fn):
     CASES[name] = Case(name, "torch_xla", fn, num_devices, description, mlir, hlo,
-                       xla_dump=xla_dump, meshes=meshes)
+                       xla_dump=xla_dump, meshes=meshes, xla_bug=xla_bug)
     return fn
 
   return deco
@@ -755,6 +758,87 @@ def case_mixed_meshes_12():
   return {"mesh": _mesh_info(m1), "mlir": mlir}
 
 
+@torch_case(
+    "mlp_adamw", 8,
+    "issue 24's case: a two-layer MLP Linear(64,256)->GELU->Linear(256,64) trained with AdamW "
+    "(lr 1e-3, weight decay 0.01) on mesh (4, 2) ('data', 'model'): first weight and bias "
+    "column-parallel, second weight row-parallel, batch (64, 64) on 'data', 4 training steps "
+    "(MSE loss): AdamW's step counts and second moments are graph inputs, its update turns "
+    "reduction-order noise in near-zero gradients into whole steps",
+    meshes=True)
+def case_mlp_adamw():
+  t = _tx()
+  torch, xs = t.torch, t.xs
+  mesh = xs.Mesh(t.np.arange(8), (4, 2), ("data", "model"))
+  model = torch.nn.Sequential(
+      torch.nn.Linear(64, 256), torch.nn.GELU(), torch.nn.Linear(256, 64)).to(t.dev)
+  xs.mark_sharding(model[0].weight, mesh, ("model", None))
+  xs.mark_sharding(model[0].bias, mesh, ("model",))
+  xs.mark_sharding(model[2].weight, mesh, (None, "model"))
+  opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
+  for _ in range(4):
+    x = _rand(t, 64, 64)
+    y = _rand(t, 64, 64)
+    xs.mark_sharding(x, mesh, ("data", None))
+    xs.mark_sharding(y, mesh, ("data", None))
+    opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    opt.step()
+    t.torch_xla.sync()
+  loss.cpu()
+  return {"mesh": _mesh_info(mesh), "mlir": None}
+
+
+CUSTOM_ORDER_DOT = [6, 2, 1, 7, 3, 0, 5, 4]
+
+
+@torch_case(
+    "xla_bug_custom_order_dot", 8,
+    "a dot whose contracting dim is sharded on 'data' of mesh (2, 4) ('data', 'model') in the "
+    "custom device order %s: x (4, 8) on (None, 'data'), w (8, 16) on ('data', 'model'), "
+    "tanh(x @ w); the notes compare torch_xla's own 8-device run with eager PyTorch"
+    % (CUSTOM_ORDER_DOT,),
+    mlir=True,
+    xla_bug="jaxlib 0.10.2's CPU partitioner computes wrong all-reduce groups for a dot whose "
+    "contracting dim is sharded on a mesh with a custom device order, GSPMD and Shardy alike")
+def case_xla_bug_custom_order_dot():
+  t = _tx()
+  torch, xs = t.torch, t.xs
+  mesh = xs.Mesh(t.np.array(CUSTOM_ORDER_DOT), (2, 4), ("data", "model"))
+  x_cpu, w_cpu = torch.randn(4, 8), torch.randn(8, 16)
+  x, w = x_cpu.to(t.dev), w_cpu.to(t.dev)
+  xs.mark_sharding(x, mesh, (None, "data"))
+  xs.mark_sharding(w, mesh, ("data", "model"))
+  y = torch.tanh(x @ w)
+  mlir = t.xm.get_stablehlo([y])
+  t.torch_xla.sync()
+  diff = float((y.cpu() - torch.tanh(x_cpu @ w_cpu)).abs().max())
+  notes = "torch_xla's own run vs eager PyTorch: max abs diff %.3g" % diff
+  return {"mesh": _mesh_info(mesh), "mlir": mlir, "notes": notes}
+
+
+@torch_case(
+    "hf_llama4_complex", 8,
+    "HF transformers Llama4ForCausalLM (Llama4TextConfig: hidden 32, 1 dense layer, 4 heads, "
+    "2 KV heads, head dim 8, vocab 128, random init), whose rotary embedding multiplies in "
+    "complex<f32> (torch.polar, view_as_complex), one SGD training step on mesh (2, 4) "
+    "('data', 'model'): q/k/v/gate/up column-parallel, o/down row-parallel, batch (2, 16) of "
+    "i64 ids on 'data'")
+def case_hf_llama4_complex():
+  t = _tx()
+  from transformers import Llama4ForCausalLM, Llama4TextConfig
+  mesh = t.xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
+  cfg = Llama4TextConfig(vocab_size=128, hidden_size=32, intermediate_size=64,
+                         intermediate_size_mlp=64, num_hidden_layers=1, num_attention_heads=4,
+                         num_key_value_heads=2, head_dim=8, max_position_embeddings=64,
+                         moe_layers=[], attention_chunk_size=64, use_cache=False)
+  rules = [(("q_proj.weight", "k_proj.weight", "v_proj.weight", "gate_proj.weight",
+             "up_proj.weight"), ("model", None)),
+           (("o_proj.weight", "down_proj.weight"), (None, "model"))]
+  return _hf_lm_case(t, mesh, Llama4ForCausalLM(cfg), rules, 2)
+
+
 # --------------------------------------------------------------------------------------
 # JAX cases (child process, XLA_FLAGS=--xla_force_host_platform_device_count=8)
 #
@@ -953,6 +1037,50 @@ def jcase_maximal_device3(j):
 
   fn = j.jax.jit(f, in_shardings=(placed, placed), out_shardings=placed)
   return fn, _jargs(j, (8, 16), (16, 8)), None
+
+
+@jax_case("annotated_result",
+          "issue 24's JAX-style module: a result whose out_sharding P('x', None) on mesh "
+          "(2, 4) ('x', 'y') ({devices=[2,1,4]<=[8] last_tile_dim_replicate}) is computed "
+          "after a sharding constraint P('x', 'y') ({devices=[2,4]<=[8]}), and an output "
+          "left unspecified")
+def jcase_annotated_result(j):
+  P, NS = j.P, j.NS
+  mesh = _jmesh(j, (2, 4), ("x", "y"))
+
+  def f(a, b):
+    h = j.jax.lax.with_sharding_constraint(j.jnp.tanh(a @ b), NS(mesh, P("x", "y")))
+    return h * 2.0, h.sum(axis=1)
+
+  fn = j.jax.jit(f, in_shardings=(NS(mesh, P("x", None)), NS(mesh, P(None, "y"))),
+                 out_shardings=(NS(mesh, P("x", None)), None))
+  return fn, _jargs(j, (8, 16), (16, 8)), mesh
+
+
+@jax_case("donated_update",
+          "an SGD-like update jitted with donate_argnums=(0,) on mesh (2, 4) ('x', 'y'): w (16, 8) "
+          "on P('x', 'y') and its gradient on P('x', None), returning the new w on P('x', 'y') "
+          "(the donated w's buffer: tf.aliasing_output = 0) and a replicated loss")
+def jcase_donated_update(j):
+  P, NS = j.P, j.NS
+  mesh = _jmesh(j, (2, 4), ("x", "y"))
+
+  def f(w, g):
+    new = w - 0.1 * g
+    return new, (new * new).sum()
+
+  fn = j.jax.jit(f, in_shardings=(NS(mesh, P("x", "y")), NS(mesh, P("x", None))),
+                 out_shardings=(NS(mesh, P("x", "y")), NS(mesh, P())), donate_argnums=(0,))
+  return fn, _jargs(j, (16, 8), (16, 8)), mesh
+
+
+@jax_case("donated_update_xla_dump",
+          "the donated_update program run with jax_use_shardy_partitioner=False and "
+          "XLA_FLAGS=--xla_dump_to: its HLO's input_output_alias gives output 0 the donated "
+          "w's buffer",
+          shardy=False, xla_dump=True)
+def jcase_donated_update_xla_dump(j):
+  return jcase_donated_update(j)
 
 
 @jax_case("mesh3d_xla_dump",
@@ -1171,6 +1299,10 @@ def produce(case: Case, log) -> list[dict]:
     entries = []
     base = {"num_devices": case.num_devices, "description": case.description,
             "mesh": res["mesh"], "case": case.name}
+    if res.get("notes"):
+      base["notes"] = res["notes"]
+    if case.xla_bug:
+      base["xla_bug"] = case.xla_bug
     if case.kind == "torch_xla" and case.meshes:
       rel = "torch_xla/%s.meshes.json" % case.name
       shutil.copyfile(os.path.join(workdir, "dump.meshes.json"), os.path.join(HERE, rel))

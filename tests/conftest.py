@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -14,7 +15,9 @@ _flags = re.sub(r"--xla_force_host_platform_device_count=\d+", "", os.environ.ge
 os.environ["XLA_FLAGS"] = f"{_flags} --xla_force_host_platform_device_count=16".strip()
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-TESTDATA = Path(__file__).resolve().parent.parent / "testdata"
+ROOT = Path(__file__).resolve().parent.parent  # the repository
+TESTDATA = ROOT / "testdata"
+REAL_KINDS = ("torch_xla_dump", "torch_xla_mlir", "jax_gspmd")  # the inputs users bring
 
 
 def manifest() -> list[dict]:
@@ -22,19 +25,35 @@ def manifest() -> list[dict]:
     return data if isinstance(data, list) else data["entries"]
 
 
-def real_graphs() -> list[tuple[dict, int, str]]:
-    """(manifest entry, graph index, graph text) of every graph of testdata/'s real inputs:
-    torch_xla dumps and modules, JAX's GSPMD lowerings."""
+def graphs_of(text: str) -> list[str]:
+    """The graphs of a torch_xla dump, or the one module `text` is."""
     from shardy_convert.formats import dump
 
+    return [g.text for g in dump.graphs(text)] if dump.is_dump(text) else [text]
+
+
+@functools.cache
+def _real_graphs() -> tuple[tuple[dict, int, str], ...]:
     found = []
     for entry in manifest():
-        if entry["kind"] not in ("torch_xla_dump", "torch_xla_mlir", "jax_gspmd"):
-            continue
-        text = (TESTDATA / entry["path"]).read_text()
-        graphs = [g.text for g in dump.graphs(text)] if dump.is_dump(text) else [text]
-        found += [(entry, k, graph) for k, graph in enumerate(graphs)]
-    return found
+        if entry["kind"] in REAL_KINDS:
+            text = (TESTDATA / entry["path"]).read_text()
+            found += [(entry, k, graph) for k, graph in enumerate(graphs_of(text))]
+    return tuple(found)
+
+
+def real_graphs(*, ok: bool = False) -> list[tuple[dict, int, str]]:
+    """(manifest entry, graph index, graph text) of every graph of testdata/'s real inputs:
+    torch_xla dumps and modules, JAX's GSPMD lowerings; with `ok`, only those the manifest
+    expects to convert. Read once a session (several modules parametrize over them)."""
+    return [g for g in _real_graphs() if g[0]["expect"] == "ok" or not ok]
+
+
+def real_graph(path: str, index: int = 0) -> tuple[dict, str]:
+    """(manifest entry, graph text) of graph `index` of testdata/PATH."""
+    found = [(e, g) for e, k, g in _real_graphs() if e["path"] == path and k == index]
+    assert found, f"no graph {index} of testdata/{path} in the manifest"
+    return found[0]
 
 
 @pytest.fixture(scope="session")

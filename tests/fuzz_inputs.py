@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .conftest import TESTDATA
-from .random_shardings import iota_text, random_sharding, random_tile_attributes
+from tests.conftest import TESTDATA
+from tests.random_shardings import iota_text, random_sharding, random_tile_attributes
 
 # --- sharding strings ---------------------------------------------------------------------------
 

@@ -14,8 +14,7 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from shardy_convert.cli.main import main
-
-from .conftest import TESTDATA
+from tests.conftest import TESTDATA
 
 MATMUL = TESTDATA / "torch_xla" / "matmul_2x4.mlir"  # 8 devices, V1 lists in custom orders
 SHARDY = TESTDATA / "jax" / "shard_map_full.shardy.mlir"  # already Shardy

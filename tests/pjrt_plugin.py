@@ -29,43 +29,22 @@ pypjrt is imported lazily: importing this module costs nothing.
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from shardy_convert.errors import ShardyConvertError
+from shardy_convert.plugin.plugin_library import cpu_plugin_path as plugin_path
 from shardy_convert.xla import compat
 
-PLUGIN_PACKAGE = "xla_plugins.xla_cpu_pjrt"
-PLUGIN_FILE = "xla_cpu_pjrt.so"
 #: Devices of the one client made per process unless the first caller asks for more; a
 #: program compiled for N partitions runs on devices 0..N-1 of it.
 DEFAULT_DEVICES = 16
 
 # OpSharding.Type values (xla_data.proto).
 _REPLICATED, _MAXIMAL, _TUPLE, _OTHER, _MANUAL = 0, 1, 2, 3, 4
-
-
-def plugin_path() -> str:
-    """The path of the xla-cpu-pjrt plugin .so; ShardyConvertError if it is not installed."""
-    try:
-        spec = importlib.util.find_spec(PLUGIN_PACKAGE)
-    except ImportError:
-        spec = None
-    if spec is None or not spec.submodule_search_locations:
-        raise ShardyConvertError(
-            "the PJRT CPU plugin is not installed: pip install xla-cpu-pjrt "
-            f"(no Python package {PLUGIN_PACKAGE})"
-        )
-    for root in spec.submodule_search_locations:
-        candidate = Path(root) / PLUGIN_FILE
-        if candidate.is_file():
-            return str(candidate)
-    raise ShardyConvertError(f"the {PLUGIN_PACKAGE} package holds no {PLUGIN_FILE}")
 
 
 def _pypjrt():
@@ -291,10 +270,19 @@ class PluginClient:
 
     # -- compile and run -------------------------------------------------------------------
 
-    def compile(self, module: str | bytes, num_devices: int, *, shardy: bool) -> Executable:
+    def compile(
+        self,
+        module: str | bytes,
+        num_devices: int,
+        *,
+        shardy: bool,
+        propagate_to_output: bool = False,
+    ) -> Executable:
         """Compiles `module` (MLIR text, or bytecode such as a portable artifact) for
         `num_devices` partitions with SPMD partitioning, Shardy's partitioner if `shardy`
-        else GSPMD's. ShardyConvertError carries the plugin's message on failure."""
+        else GSPMD's; `propagate_to_output` as torch_xla compiles (an unannotated output gets
+        the partitioner's sharding, not replicated). ShardyConvertError carries the plugin's
+        message on failure."""
         pypjrt = self._pypjrt
         if num_devices > self.num_devices:
             raise ShardyConvertError(
@@ -306,6 +294,8 @@ class PluginClient:
             use_spmd_partitioning=True,
             use_shardy_partitioner=shardy,
         )
+        if propagate_to_output:
+            options.allow_spmd_sharding_propagation_to_output = [True]
         try:
             handle = self.client.compile(module, options=options)
         except pypjrt.errors.PjrtError as e:

@@ -12,6 +12,10 @@ import math
 import random
 
 import numpy as np
+from hypothesis import settings
+
+# The property tests' setting: derandomized, so every run (and CI) draws the same examples.
+PROPERTY = settings(derandomize=True, max_examples=300, deadline=None)
 
 _SIZES = (1, 2, 2, 2, 3, 4, 4, 5, 6, 8)
 _TYPES = ("manual", "replicated", "unreduced")

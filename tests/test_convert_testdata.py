@@ -11,28 +11,15 @@ from __future__ import annotations
 import re
 import warnings
 
+import jaxlib
 import pytest
 
 from shardy_convert import ShardyConvertError, ShardyConvertWarning, convert
 from shardy_convert.commands.check import Verdict, compare, compare_compiled, compile_module
-from shardy_convert.formats import dump, meshes
+from shardy_convert.formats import meshes
+from tests.conftest import TESTDATA, manifest, real_graphs
 
-from .conftest import TESTDATA, manifest
-
-SOURCES = ("torch_xla_dump", "torch_xla_mlir", "jax_gspmd")
-
-
-def _graphs():
-    for entry in manifest():
-        if entry["kind"] not in SOURCES:
-            continue
-        text = (TESTDATA / entry["path"]).read_text()
-        graphs = [g.text for g in dump.graphs(text)] if dump.is_dump(text) else [text]
-        for k, graph in enumerate(graphs):
-            yield pytest.param(entry, graph, id=f"{entry['path']}:{k}")
-
-
-GRAPHS = list(_graphs())
+GRAPHS = [pytest.param(e, graph, id=f"{e['path']}:{k}") for e, k, graph in real_graphs()]
 OK = [p for p in GRAPHS if p.values[0]["expect"] == "ok"]
 FAILING = [p for p in GRAPHS if p.values[0]["expect"] != "ok"]
 
@@ -62,6 +49,9 @@ def test_graph_compiles_to_the_same_program(entry, graph, compiled_testdata):
     # The global mesh, or only maximal meshes for a program placed whole on one device.
     assert "sdy.mesh @mesh" in converted or "maximal" in entry["forms"]
     report = compare_compiled(gspmd, shardy, graph, converted)
+    if entry.get("xla_bug") and jaxlib.__version__ == "0.10.2":  # the bug the manifest names
+        assert report.verdict is Verdict.COMPILER_DIFFERS, str(report)
+        return
     # Not just `report.ok`: a compiler difference would be an XLA bug met in our own testdata.
     assert report.verdict in (Verdict.SAME, Verdict.REASSOCIATED), str(report)
 

@@ -19,8 +19,7 @@ from shardy_convert import convert
 from shardy_convert.errors import ModuleError, ShardyConvertError
 from shardy_convert.formats import dump
 from shardy_convert.options import parse_mesh
-
-from .fuzz_inputs import DUMP_FAMILIES, MODULE_FAMILIES, Case, case, module_with
+from tests.fuzz_inputs import DUMP_FAMILIES, MODULE_FAMILIES, Case, case, module_with
 
 SEEDS = 16
 _LOCATED = re.compile(r"^(graph \d+:)?(\d+):\d+: ")

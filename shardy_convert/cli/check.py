@@ -59,9 +59,41 @@ from .params import (
     help="Fail (exit 1) a graph whose Shardy program has more than R times GSPMD's collective "
     "bytes or temp memory.",
 )
+@click.option(
+    "--inputs",
+    "values",
+    type=click.Path(exists=True, dir_okay=False),
+    callback=lambda ctx, param, value: _read_values(value),
+    metavar="FILE.npz",
+    help="Run on these values (arrays arg0, arg1, ... or np.savez's arr_0, ...; 'graph N/arg0' "
+    "for graph N of a dump) instead of inputs drawn by what each parameter is.",
+)
+@click.option(
+    "--reproducer",
+    type=click.Path(file_okay=False),
+    metavar="DIR",
+    help="Write each graph whose values differ as a reproducer (the programs cut to the "
+    "differing outputs, the inputs, a script that runs them with jaxlib) under DIR.",
+)
+@click.option(
+    "--pad-uneven",
+    is_flag=True,
+    help="Give uneven shardings GSPMD's padded global shape in both programs first (as convert "
+    "--pad-uneven and the plugin do): compares the programs that take GSPMD's buffers.",
+)
 @match_gspmd_boundary_option
 def check(
-    inputs, devices, mesh, mesh_file, reference, fmt, max_cost_ratio, match_gspmd_boundary
+    inputs,
+    devices,
+    mesh,
+    mesh_file,
+    reference,
+    fmt,
+    max_cost_ratio,
+    values,
+    reproducer,
+    pad_uneven,
+    match_gspmd_boundary,
 ) -> None:
     """Convert, compile original (GSPMD) and result (Shardy) on the CPU PJRT client, compare
     them and what each compiled (collectives, memory, FLOPs, boundary shardings)."""
@@ -70,13 +102,16 @@ def check(
     from ..commands.check import check_inputs
     from ..commands.check.render_json import report_json
     from ..commands.check.render_text import graph_text, summary_text
+    from ..commands.check.run import Given
     from ..commands.check.summary import summarize
 
     checks = []
     with _status() as status:
         options = {"devices": devices, "mesh": mesh, "meshes": mesh_file, "reference": reference}
         options["match_gspmd_boundary"] = match_gspmd_boundary
+        options["pad_uneven"] = pad_uneven
         options |= {"max_cost_ratio": max_cost_ratio, "progress": status}
+        options["given"] = Given(*(values or (None, "")), reproducer)
         for graph in check_inputs(inputs, **options):
             status.clear()
             checks.append(graph)
@@ -90,6 +125,19 @@ def check(
         click.echo("\n" + summary_text(summarize(checks)))
     if any(graph.failed for graph in checks):
         raise Failed()
+
+
+def _read_values(path: str | None) -> tuple[dict, str] | None:
+    """The arrays of `--inputs`, read when the command line is (a bad file: usage error)."""
+    if path is None:
+        return None
+    from ..commands.check.draws import read_inputs
+    from ..errors import ShardyConvertError
+
+    try:
+        return read_inputs(path), path
+    except ShardyConvertError as e:
+        raise click.BadParameter(e.message) from None
 
 
 def _a_number(value: float | None) -> float | None:

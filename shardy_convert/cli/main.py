@@ -169,6 +169,13 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     help="Make uneven shardings (a dim its shard count does not divide: GSPMD pads it, Shardy "
     "compiles another program) errors instead of warnings.",
 )
+@click.option(
+    "--pad-uneven",
+    is_flag=True,
+    help="Give uneven shardings GSPMD's padded global shape (each such dim rounded up to a "
+    "multiple of its shard count; @main's arguments take it, the logical value sliced "
+    "inside): the program takes the per-device buffers GSPMD's does.",
+)
 @match_gspmd_boundary_option
 @click.option(
     "-j", "--jobs", type=click.IntRange(min=1), default=1, help="Worker processes for batches."
@@ -186,6 +193,7 @@ def convert(
     propagate_to_parameters,
     propagate_to_output,
     strict,
+    pad_uneven,
     match_gspmd_boundary,
     jobs,
 ) -> None:
@@ -214,6 +222,7 @@ def convert(
         target_version=target_version,
         imported=imported,
         validate=validate,
+        pad_uneven=pad_uneven,
     )
     _run_batch(request, inputs, output, jobs, find_meshes=True)
 

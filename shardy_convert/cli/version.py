@@ -11,8 +11,8 @@ import click
 from .. import __version__
 
 # The jax/jaxlib releases this one is tested on (pyproject.toml's bounds; `make test` runs the
-# newest, `make test-oldest` the oldest).
-SUPPORTED = ("0.7.1", "0.10.2")
+# suite on both, `make test-oldest` and `make test-newest` each alone).
+SUPPORTED = ("0.7.1", "0.12.0.1")
 
 
 def version_lines() -> list[str]:
@@ -45,8 +45,10 @@ def _installed(name: str) -> str:
 
 
 def _within(version: str, low: str, high: str) -> bool:
+    """Compared part by part, every part: 0.12.0.1 is above 0.12.0 (a post release)."""
+
     def number(v: str) -> tuple[int, ...]:
-        return tuple(int(p) for p in v.split(".")[:3])
+        return tuple(int(p) for p in v.split("."))
 
     try:
         return number(low) <= number(version) <= number(high)

@@ -128,6 +128,17 @@ def _open_dims(site: Site) -> frozenset[int]:
 # --- structure ------------------------------------------------------------------------------
 
 
+def _constant_text(op: ir.Operation) -> str:
+    """A constant's value as written (`dense<1.0> : tensor<f32>`). jaxlib 0.10.2's bindings
+    cannot cast a complex dense attribute (TypeError: "Can't cast unknown element type
+    DenseTypedElementsAttr"; HF Llama-4's rotary constants): its text is then the op's own.
+    (Iterating such an op's attributes as NamedAttributes aborts the process: never done.)"""
+    try:
+        return str(op.attributes["value"])
+    except TypeError:
+        return str(op).split("stablehlo.constant ", 1)[-1]
+
+
 def _func_structure(func: ir.Operation) -> list[Op]:
     """The func and every op in it, pre-order; values numbered in definition order.
 
@@ -144,7 +155,7 @@ def _func_structure(func: ir.Operation) -> list[Op]:
 
     def visit(op: ir.Operation) -> None:
         if op.name == "stablehlo.constant":
-            numbers[op.results[0]] = str(op.attributes["value"])
+            numbers[op.results[0]] = _constant_text(op)
             return
         operands = ", ".join(numbers.get(v, "?") for v in op.operands)
         results = ", ".join(str(r.type) for r in op.results)

@@ -13,7 +13,7 @@ The compile (xla/): the pool's CPU client of N devices (it does not read `XLA_FL
 works in a process whose jax backend or torch_xla runtime already started), the caller's
 compile options (the plugin's CompileOptionsProto: torch_xla's propagation flags) with GSPMD,
 the identity device assignment, and LLVM at optimization level 0 (`optimize=False`: the same
-shardings at about half the CPU time; tests/test_match_gspmd_boundary.py compares). Nothing
+shardings at about half the CPU time; tests/passes/test_match_gspmd_boundary.py compares). Nothing
 is run.
 """
 

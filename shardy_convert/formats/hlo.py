@@ -14,7 +14,10 @@ hostile input (a failed CHECK aborts the process): untrusted input is read in a 
 (`formats.module.load`); `to_stablehlo` is for a framework's own programs (the PJRT plugin
 wrapper) and for that child. The module gets `mhlo.num_partitions` where the input says it
 (the text's header, the config), and HLO text its instructions' lines as locations, so that
-errors point into the file the user has.
+errors point into the file the user has. XLA's importer keeps an HLO module's
+`input_output_alias` (`mhlo.input_output_alias`) but drops its `buffer_donor` (the parameters
+torch_xla's runtime and `jax.jit` donate without naming their output): each donor comes back
+as `jax.buffer_donor = true` on its @main argument, as JAX writes it.
 """
 
 from __future__ import annotations
@@ -33,6 +36,11 @@ PROTO = "HLO module proto"
 # The header line XLA prints first; `//` comment lines may precede it.
 _HEADER = re.compile(rb"\A(?:\s*//[^\n]*\n)*\s*HloModule[ \t]")
 _NUM_PARTITIONS = re.compile(r"^HloModule [^\n]*?\bnum_partitions=(\d+)", re.M)
+# `buffer_donor={ (1, {}), (7, {}) }` in the header: donated parameters (a tuple index after
+# the number names a part of a tuple parameter, no @main argument of its own).
+_BUFFER_DONOR = re.compile(r"^HloModule [^\n]*?\bbuffer_donor=\{([^\n]*?)\}\s*(?:,|$)", re.M)
+_DONOR = re.compile(r"\((\d+),\s*\{\}\)")
+BUFFER_DONOR = "jax.buffer_donor"
 # Debug information XLA's own parser (0.7.1's) does not read back, and that would hide the
 # instruction names: the stack-frame tables after the header, and each `metadata={...}`.
 _FRAME_TABLE = re.compile(
@@ -132,12 +140,59 @@ def load(data: str | bytes, ctx: ir.Context) -> ir.Module:
         module = parse_module(located, ctx)
         partitions = _NUM_PARTITIONS.search(text[: text.find("\n") + 1 or None])
         count = int(partitions.group(1)) if partitions else None
+        header = text
     else:
-        count = _module_proto(data)[1]
+        proto, count = _module_proto(data)
+        header = _proto_header(proto)
     if count is not None and "mhlo.num_partitions" not in module.operation.attributes:
         i32 = ir.IntegerType.get_signless(32, ctx)
         module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, count)
+    _mark_donors(module, _donors(header))
     return module
+
+
+def _proto_header(proto: bytes) -> str:
+    """The header line XLA prints for a module proto ("" where jaxlib cannot print it)."""
+    try:
+        text = compat.hlo_module_from_proto(proto).to_string()
+    except Exception:  # an old jaxlib without the binding: no donors read
+        return ""
+    return text[: text.find("\n") + 1 or None]
+
+
+def _donors(text: str) -> list[int]:
+    found = _BUFFER_DONOR.search(text[: text.find("\n") + 1 or None])
+    return sorted({int(k) for k in _DONOR.findall(found.group(1))}) if found else []
+
+
+def _mark_donors(module: ir.Module, donors: list[int]) -> None:
+    """`jax.buffer_donor = true` on each donated argument of @main."""
+    if not donors:
+        return
+    main = next(
+        (op for op in module.body.operations if op.operation.name == "func.func"
+         and ir.StringAttr(op.operation.attributes["sym_name"]).value == "main"),
+        None,
+    )  # fmt: skip
+    if main is None:
+        return
+    main = main.operation
+    count = len(main.regions[0].blocks[0].arguments)
+    old = (
+        [ir.DictAttr(d) for d in ir.ArrayAttr(main.attributes["arg_attrs"])]
+        if "arg_attrs" in main.attributes
+        else [ir.DictAttr.get({}) for _ in range(count)]
+    )
+    true = ir.BoolAttr.get(True)
+    main.attributes["arg_attrs"] = ir.ArrayAttr.get(
+        [
+            ir.DictAttr.get(
+                {d[i].name: d[i].attr for i in range(len(d))}
+                | ({BUFFER_DONOR: true} if k in donors else {})
+            )
+            for k, d in enumerate(old)
+        ]
+    )
 
 
 def _parse_text(text: str) -> bytes:

@@ -1,10 +1,10 @@
-"""How jaxlib's MLIR bindings differ between releases (jax/jaxlib 0.7.1 through 0.10.2); what
+"""How jaxlib's MLIR bindings differ between releases (jax/jaxlib 0.7.1 through 0.12.0.1); what
 differs in jaxlib's XLA client (portable artifacts, XLA's HLO readers, compiling) is in
 xla/compat.py.
 
 Everything else calls these functions and never asks for a version. Each difference is
-detected by feature (a signature, an attribute), not by version string, so a release in
-between gets whichever form it has. Measured on 0.7.1 against 0.10.2:
+detected by feature (a signature, an attribute, a probe), not by version string, so a release
+in between gets whichever form it has. Measured on 0.7.1 against 0.10.2:
 
 - `PassManager.add` takes only pipeline strings (0.10.2 also takes Python callables): the
   project runs its Python passes between PassManagers on every release (`pipeline.run_pipeline`),
@@ -24,6 +24,15 @@ between gets whichever form it has. Measured on 0.7.1 against 0.10.2:
   (`contexts_reusable`).
 - `sdy-lift-inlined-meshes` adds no `stablehlo.mesh` attribute to `sdy.mesh`, and the
   StableHLO printer spaces some ops differently: output text differs, semantics do not.
+
+And on 0.11.0, 0.11.2, 0.12.0 and 0.12.0.1 against 0.10.2 (Python 3.12):
+- From 0.11.2 on, Shardy refuses a single-device (maximal) sharding on a function argument
+  ("function argument 0 cannot have a single-device sharding attribute", in its propagation
+  and export pipelines, so XLA's compile too) and XLA drops one on a result; 0.11.0 compiles
+  both. JAX itself lowers a single-device placement as one partition on an `@empty_mesh`, the
+  device in the device assignment: `single_device_arguments_refused` (a probe of
+  `sdy-export-pipeline`) tells which, passes/single_device_program.py makes that form.
+- Nothing else of the bindings this module wraps differs (XLA's side: xla/compat.py).
 """
 
 from __future__ import annotations
@@ -34,7 +43,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from jaxlib.mlir import ir
+from jaxlib.mlir import ir, passmanager
 
 from .legacy_i1 import one_byte_per_element
 
@@ -145,6 +154,41 @@ def contexts_reusable() -> bool:
     keep the live-operation map `forget_dead_operations` clears (it may need a full garbage
     collection per module)."""
     return not hasattr(ir.Context, "_clear_live_operations")
+
+
+# A function argument placed on one device (the maximal mesh of device 0).
+_SINGLE_DEVICE_PROBE = """
+sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]>
+func.func @main(%arg0: tensor<2xf32> {sdy.sharding = #sdy.sharding<@maximal_mesh_0, []>})
+    -> tensor<2xf32> {
+  return %arg0 : tensor<2xf32>
+}
+"""
+
+
+@functools.cache
+def single_device_arguments_refused() -> bool:
+    """Whether this jaxlib's Shardy (and so its XLA) refuses a single-device sharding on a
+    function argument (0.11.2 and later; 0.11.0 and before compile it): found by running
+    Shardy's `sdy-export-pipeline` on a probe module, MLIR only (about a millisecond)."""
+    from jaxlib.mlir._mlir_libs import _jax_mlir_ext  # the dialects new_context loads
+
+    from .bindings import sdy
+
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    with ir.Context() as ctx:  # not parse.new_context: parse imports this module
+        ctx.append_dialect_registry(registry)
+        ctx.load_all_available_dialects()
+        sdy.register_dialect(ctx)
+        module = ir.Module.parse(_SINGLE_DEVICE_PROBE)
+        try:
+            passmanager.PassManager.parse("builtin.module(sdy-export-pipeline)").run(
+                module.operation
+            )
+        except ir.MLIRError as e:
+            return "single-device" in str(e)
+    return False
 
 
 # What releases print differently for the same module: 0.10.2's `sdy-lift-inlined-meshes`

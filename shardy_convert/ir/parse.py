@@ -8,9 +8,11 @@ MLIR diagnostics become `ModuleError`s located as `LINE:COL` of the input text.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 import threading
+from collections.abc import Iterator
 
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
@@ -37,20 +39,33 @@ def new_context() -> ir.Context:
     return ctx
 
 
-# A thread's reused context (making one costs ~3 ms) is renewed after this many uses: a
-# context keeps every attribute and type ever made in it.
+# A reused context (making one costs ~3 ms) is renewed after this many uses: a context keeps
+# every attribute and type ever made in it.
 _CONTEXT_USES = 32
-_thread = threading.local()
+# Contexts between uses, each with its count of uses. A pool, not one per thread: the plugin
+# wrapper's compiles come on threads Python did not start (JAX compiles on its own thread
+# pool), whose Python thread state lives for one call only; a context kept in such a thread's
+# `threading.local` is destroyed while CPython clears that state, and MLIR's context, which
+# releases the GIL as it goes, crashed the process there (SIGSEGV in PyGILState_Release).
+_idle: list[tuple[ir.Context, int]] = []
+_idle_lock = threading.Lock()
 
 
-def thread_context() -> ir.Context:
-    """The calling thread's context for one more module (the plugin wrapper converts each
-    program in it); a new context each time where `compat.contexts_reusable` says no."""
-    ctx, used = getattr(_thread, "context", (None, 0))
-    if ctx is None or used >= _CONTEXT_USES or not compat.contexts_reusable():
+@contextlib.contextmanager
+def pooled_context() -> Iterator[ir.Context]:
+    """A context for one more module, entered, for as long as the block runs (the plugin
+    wrapper converts each program in one); reused from the pool where
+    `compat.contexts_reusable` says it may be, put back after, never shared by two blocks."""
+    reusable = compat.contexts_reusable()
+    with _idle_lock:
+        ctx, used = _idle.pop() if _idle and reusable else (None, 0)
+    if ctx is None or used >= _CONTEXT_USES:
         ctx, used = new_context(), 0
-    _thread.context = (ctx, used + 1)
-    return ctx
+    with ctx:
+        yield ctx
+    if reusable:
+        with _idle_lock:
+            _idle.append((ctx, used + 1))
 
 
 def is_bytecode(data: str | bytes) -> bool:

@@ -33,6 +33,7 @@ from ..ir.value_attrs import ValueAttrs
 from ..ir.walker import SDY_SHARDING, SHARDING, body, callee, func_name, funcs
 from ..sharding.export import to_hlo
 from ..sharding.sdy import DimSharding, Mesh, TensorSharding
+from .single_device_program import one_partition_as_placed
 
 CONSTRAINT = "sdy.sharding_constraint"
 # The sdy ops this pass removes; any other sdy op (the imported form's sdy.data_flow_edge,
@@ -55,6 +56,7 @@ class ExportShardingsPass:
             return
         _check_exportable(module)
         with module.context:
+            meshes = one_partition_as_placed(module, meshes)
             context = manual_contexts(module)
             for func in funcs(module):
                 _export_func(func, meshes, context.get(func_name(func), ()))

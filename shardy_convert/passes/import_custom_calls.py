@@ -330,6 +330,20 @@ def _known_sharding(value: ir.Value) -> ir.Attribute | None:
     return per_value(owner.attributes[SDY_SHARDING])[result_number]
 
 
+def _check_adds_nothing(op: ir.Operation) -> None:
+    """A `@Sharding` before `@SPMDShardToFullShape` is dropped (JAX and torch_xla write the
+    manual sharding there, which the manual computation's body already has); one that shards
+    a dim over a free axis says more, which has no place in the region's form: an error."""
+    sharding = sdy.TensorShardingAttr(_single_sharding(op))
+    for dim in sharding.dimension_shardings:
+        if len(sdy.DimensionShardingAttr(dim).axes):
+            raise ModuleError(
+                f"the @Sharding before @SPMDShardToFullShape shards a dim ({sharding}): "
+                "a manual region's result takes only its manual sharding there",
+                location=op_location(op),
+            )
+
+
 def _outputs(region: Region, plan: MeshPlan, inside: set) -> tuple[list[ir.Value], list, set]:
     """For each exit: the local value to return, the out sharding; `@Sharding`s to drop."""
     returns, shardings, dropped = [], [], set()
@@ -342,6 +356,7 @@ def _outputs(region: Region, plan: MeshPlan, inside: set) -> tuple[list[ir.Value
             and call_target(made_by) == "Sharding"
             and len(list(value.uses)) == 1
         ):
+            _check_adds_nothing(made_by)
             dropped.add(made_by)
             value = made_by.operands[0]
         returns.append(value)

@@ -38,7 +38,7 @@ from ..sharding import HloSharding, Kind, import_rules
 from ..sharding.mesh import MeshPlan, maximal_mesh_name, plan_mesh
 from ..sharding.mesh_fit import UserMesh, candidates, choose
 from ..sharding.sdy import Mesh, TensorSharding, per_value_attr, with_stated
-from ..sharding.uneven import uneven_dims
+from ..sharding.uneven import PAD_HINT, uneven_dims
 
 # Custom calls whose `{manual}` shardings only import-custom-calls can place: it turns them
 # into `sdy.manual_computation` and needs the GSPMD strings to know the manual axes.
@@ -214,7 +214,7 @@ def _check_even(found: list[tuple[Site, HloSharding]], plan: MeshPlan, strict: b
             uneven[key] = _uneven(site, sharding, types, plan, axes)
         for k, dim in uneven[key]:
             which = f"result {k}: " if len(types) > 1 else ""
-            message = f'{which}{dim} (sharding "{site.text}"): another program'
+            message = f'{which}{dim} (sharding "{site.text}"): another program{PAD_HINT}'
             if strict:
                 raise NoShardyFormError(message, location=site.location)
             warnings.warn(ShardyConvertWarning(message, location=site.location), stacklevel=2)

@@ -32,14 +32,21 @@ from .registry import PASSES
 #    V1 and V2 alike and takes each distinct string through V1 -> V2 (the algebra of
 #    v1-to-v2) on its way to sdy, so running v1-to-v2 first would only rewrite strings that
 #    are about to disappear; v1-to-v2 is the `v2` command's pass.
+#    import-sharding-groups runs before it: it reads the shard groups (`shard_as N`) in the
+#    strings, which import-shardings drops with the strings.
 # 2. import-custom-calls reads the mesh and the `sdy.sharding`s import-shardings placed.
 # 3. Shardy's own clean-ups that keep the front-end form JAX emits (what XLA compiles):
 #    lifting any inlined mesh and sorting/deduplicating manual axes.
+# 4. single-device-program, last: it reads the meshes as they will be written, and does
+#    nothing unless every sharding is on one device and this jaxlib needs JAX's one-partition
+#    form of such a program.
 CONVERT_PIPELINE = (
+    "import-sharding-groups",
     "import-shardings",
     "import-custom-calls",
     "sdy-lift-inlined-meshes",
     "sdy-manual-axes-cleanup",
+    "single-device-program",
 )
 
 #: A pipeline: project pass instances and Shardy pass text, run in order.
@@ -170,12 +177,17 @@ def build(pipeline: str | Sequence[str | Step], defaults: Mapping | None = None)
     return tuple(out)
 
 
-def conversion(importer: ImportShardingsPass, matcher=None) -> Pipeline:
+def conversion(importer: ImportShardingsPass, matcher=None, pad_uneven: bool = False) -> Pipeline:
     """CONVERT_PIPELINE with `importer` (the conversion's options) as its import-shardings;
     with `matcher` (a MatchGspmdBoundaryPass), GSPMD's boundary is pinned first, compiled
-    with the importer's device count, mesh and propagation options (`matcher.like`)."""
+    with the importer's device count, mesh and propagation options (`matcher.like`); with
+    `pad_uneven`, pad-uneven before all (uneven tilings in GSPMD's padded layout, still
+    GSPMD: the matcher compiles that)."""
+    at = CONVERT_PIPELINE.index(ImportShardingsPass.NAME)
     first = () if matcher is None else (matcher.like(importer),)
-    return (*first, importer, *build(CONVERT_PIPELINE[1:]))
+    pad = build(["pad-uneven"]) if pad_uneven else ()
+    before, after = build(CONVERT_PIPELINE[:at]), build(CONVERT_PIPELINE[at + 1 :])
+    return (*pad, *first, *before, importer, *after)
 
 
 def _is_parsed(pipeline) -> bool:

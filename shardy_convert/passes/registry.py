@@ -15,12 +15,16 @@ from collections.abc import Iterator, Mapping
 # only the passes it runs, not v1-to-v2, export-shardings, match-gspmd-boundary ...).
 _WHERE = {
     "v1-to-v2": "v1_to_v2:V1ToV2Pass",
+    "lift-callee-shardings": "lift_callee_shardings:LiftCalleeShardingsPass",
+    "pad-uneven": "pad_uneven:PadUnevenPass",
+    "import-sharding-groups": "import_sharding_groups:ImportShardingGroupsPass",
     "import-shardings": "import_shardings:ImportShardingsPass",
     "import-custom-calls": "import_custom_calls:ImportCustomCallsPass",
     "export-shardings": "export_shardings:ExportShardingsPass",
     "import-round-trip": "import_round_trip:ImportRoundTripPass",
     "inline-calls": "inline_calls:InlineCallsPass",
     "iota-mesh": "iota_mesh:IotaMeshPass",
+    "single-device-program": "single_device_program:SingleDeviceProgramPass",
     "match-gspmd-boundary": "match_gspmd_boundary:MatchGspmdBoundaryPass",
 }
 

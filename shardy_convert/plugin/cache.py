@@ -60,6 +60,9 @@ class Counters:
     boundary_seconds: float = 0.0
     user_meshes: int = 0  # conversions on a mesh the program created (the plugin wrapper)
     inferred_meshes: int = 0  # on the inferred mesh: none of the program's meshes fits
+    # programs handed over with Shardy asked for that XLA compiles with GSPMD's propagation
+    # (ir/gspmd_fallback.py: a program that was Shardy already, mixed with GSPMD's forms)
+    gspmd_fallbacks: int = 0
 
     def __str__(self) -> str:
         bugs = (
@@ -73,6 +76,8 @@ class Counters:
             f"{self.passed_through} passed through, {self.failed} failed{bugs}, "
             f"{self.seconds * 1000:.1f} ms converting"
         )
+        if self.gspmd_fallbacks:
+            text += f"; {plural(self.gspmd_fallbacks, 'program')} compiled by GSPMD, not Shardy"
         if self.boundary_matched or self.boundary_fallbacks:
             text += (
                 f"; GSPMD's boundary matched on {plural(self.boundary_matched, 'program')}, not on "
@@ -90,7 +95,8 @@ class _Answer:
 @dataclass
 class Cache:
     """`answer(key, convert, unconverted)`: `convert()` once per key, its result for every
-    request; a failure follows the policy (raise it, or answer `unconverted`)."""
+    request; a failure follows the policy (raise it, or answer `unconverted`, or what it
+    returns if it is a function)."""
 
     on_error: str = "raise"
     size: int = 256
@@ -146,14 +152,21 @@ class Cache:
                 e.message = f"{e.message}; {REFUSED}"
             elif self.on_error == "passthrough":
                 self.log.warning(UNCONVERTED, e)
-            answer = _Answer(unconverted, e)
+            answer = _Answer(self._unconverted(unconverted), e)
         except Exception as e:  # a bug of ours: never the host's crash (see the module doc)
             if self.on_error == "passthrough":
                 self.log.warning(INTERNAL_ERROR, where(e), exc_info=e)
-            answer = _Answer(unconverted, InternalError(e))
+            answer = _Answer(self._unconverted(unconverted), InternalError(e))
         with self._lock:
             self.counters.seconds += time.perf_counter() - start
         return answer
+
+    def _unconverted(self, unconverted: Any) -> Any:
+        """What to compile instead; `unconverted` may be a function making it (called only
+        under passthrough, once per program)."""
+        if self.on_error != "passthrough" or not callable(unconverted):
+            return None if callable(unconverted) else unconverted
+        return unconverted()
 
     def _count(self, entry: _Answer, hit: bool) -> None:
         c = self.counters

@@ -5,11 +5,19 @@ runs the library's code)."""
 
 from __future__ import annotations
 
+import importlib.util
 import struct
 import sys
+from pathlib import Path
+
+from ..errors import ShardyConvertError
 
 ENTRY = b"GetPjrtApi"
 MARKER = b"ShardyConvertPjrtWrapper"  # defined by _wrapper/pjrt_shardy_wrapper.c
+# OpenXLA's CPU plugin from PyPI (`pip install xla-cpu-pjrt`, in the `test` extra): its package
+# has no function that names the library, so this one does, for users and tests alike.
+CPU_PLUGIN_PACKAGE = "xla_plugins.xla_cpu_pjrt"
+CPU_PLUGIN_FILE = "xla_cpu_pjrt.so"
 _SHT_DYNSYM = 11
 _STT_FUNC = 2
 # (section header, symbol) layouts of ELF32 and ELF64, keyed by EI_CLASS.
@@ -19,6 +27,26 @@ _LAYOUT = {
     2: dict(shoff=(0x28, "Q"), shentsize=(0x3A, "H"), shnum=(0x3C, "H"),
             section="IIQQQQIIQQ", symbol="IBBHQQ", sym_name=0, sym_info=1, sym_shndx=3),
 }  # fmt: skip
+
+
+def cpu_plugin_path() -> str:
+    """The path of OpenXLA's CPU PJRT plugin, `xla_cpu_pjrt.so` of the installed `xla-cpu-pjrt`
+    (a real plugin to run `use_plugin` or `plugin-wrapper` on without an accelerator);
+    ShardyConvertError where that package is not installed."""
+    try:
+        spec = importlib.util.find_spec(CPU_PLUGIN_PACKAGE)
+    except ImportError:
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise ShardyConvertError(
+            "OpenXLA's CPU PJRT plugin is not installed: pip install xla-cpu-pjrt "
+            f"(no Python package {CPU_PLUGIN_PACKAGE})"
+        )
+    for root in spec.submodule_search_locations:
+        candidate = Path(root) / CPU_PLUGIN_FILE
+        if candidate.is_file():
+            return str(candidate)
+    raise ShardyConvertError(f"the {CPU_PLUGIN_PACKAGE} package holds no {CPU_PLUGIN_FILE}")
 
 
 class _Malformed(Exception):

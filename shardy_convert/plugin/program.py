@@ -11,12 +11,15 @@ import struct
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..errors import ShardyConvertError, plural
+from ..errors import NoShardyFormError, ShardyConvertError, plural
 from . import compile_options
 
 if TYPE_CHECKING:
     from ..passes.import_shardings import MeshChoice
     from ..passes.match_gspmd_boundary import Outcome
+
+# Run on every program the plugin receives, before it is converted (GSPMD strings in and out).
+GSPMD_AS_MEANT = ("lift-callee-shardings", "pad-uneven")
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,8 @@ class Report:
     module: str | None = None  # its module's name (SyncTensorsGraph.22)
     shardy: bool = False  # it carried Shardy already: nothing was converted
     mesh: str = ""  # the global Shardy mesh it was converted on (`<["data"=2, "model"=4]>`)
+    # where XLA would compile what is handed over with GSPMD, not Shardy (ir/gspmd_fallback)
+    gspmd_fallback: tuple[str, ...] = ()
     choice: MeshChoice | None = None  # which of the program's meshes, when it was given some
     boundary: Outcome | None = None  # what match-gspmd-boundary did, when asked
 
@@ -44,7 +49,9 @@ class Converted:
     program: bytes
     format: bytes
     options: bytes
-    order: bytes  # int32s: which caller partition each compiled partition is; b"": the same
+    # int32s: which caller partition each compiled partition is (0, 1, ... when the same: the
+    # wrapper relabels the compiled shardings into explicit device lists either way)
+    order: bytes
     report: Report
 
     @property
@@ -92,7 +99,13 @@ def convert(
             _as_mlir(code, form), opts, report, emit, raw, boundary_cache, meshes
         )
         if order is None:
-            return Converted(out, b"mlir", compile_options.rewrite(options), b"", report)
+            # The caller's own order, given all the same: the wrapper then hands the caller
+            # the compiled shardings as GSPMD spells them, explicit device lists
+            # (optimized_program.py) where Shardy's partitioner writes iota forms; torch_xla
+            # prints what it reads (`_get_xla_sharding_spec`).
+            identity = range(opts.num_partitions * opts.num_replicas)
+            order_bytes = struct.pack(f"<{len(identity)}i", *identity)
+            return Converted(out, b"mlir", compile_options.rewrite(options), order_bytes, report)
         return Converted(out, b"mlir", *_in_order(options, opts, order), report)
     except ProgramError:
         raise
@@ -122,6 +135,12 @@ def _as_mlir(code: bytes, form: str) -> bytes:
 def _in_order(options: bytes, opts, order: tuple[int, ...]) -> tuple[bytes, bytes]:
     """(options with the mesh's order as their device assignment, the order as int32s)."""
     assignment = opts.device_assignment or tuple(range(opts.num_partitions))
+    if len(order) == 1 < len(assignment):
+        raise NoShardyFormError(
+            f"the program is placed whole on device {order[0]}: this jaxlib's Shardy compiles "
+            "that as one partition on the device (as JAX does since 0.11.2), and the caller "
+            f"runs {len(assignment)} partitions"
+        )
     if len(order) != len(assignment):
         raise ShardyConvertError(
             f"the mesh orders {plural(len(order), 'device')}, the compile assigns {len(assignment)}"
@@ -140,15 +159,16 @@ def _convert_mlir(
     meshes: tuple,
 ) -> tuple[bytes, tuple[int, ...] | None, Report]:
     from ..formats import module as formats
-    from ..ir.parse import thread_context
+    from ..ir.parse import pooled_context
 
     form = formats.detect(code)
     version = formats.portable_version(code) if form == "portable" else _plugin_version()
-    with thread_context() as ctx:
+    with pooled_context() as ctx:
         mod = formats.load(code, ctx, trusted=True)
         report = replace(report, module=_module_name(mod))
         try:
             order, report = _to_shardy(mod, opts, report, raw, boundary_cache, meshes)
+            report = replace(report, gspmd_fallback=_fallback_sites(mod))
             out = formats.save(mod, emit, version)
         except ShardyConvertError as e:
             message = (
@@ -176,9 +196,15 @@ def _to_shardy(
     from ..passes import pipeline
     from ..passes.import_shardings import ImportShardingsPass, MeshChoice
     from ..passes.iota_mesh import DeviceOrder
+    from ..passes.single_device_program import DEVICE_ORDER
 
     if is_shardy(mod.operation):
         return None, replace(report, shardy=True)
+    # What torch_xla meant, in GSPMD's own terms: shardings where the executable's parameters
+    # are (lift-callee-shardings), uneven tilings in GSPMD's padded layout (pad-uneven), so
+    # that Shardy compiles for the buffers torch_xla holds; an uneven sharding with no padded
+    # form is refused here, naming the value.
+    pipeline.run(mod, pipeline.build(GSPMD_AS_MEANT), verify_each=False)
     # strict: an uneven sharding (Shardy would compile another program) is refused, so the
     # plugin never gets a program known to compute differently; passthrough compiles the
     # original with GSPMD instead. import-shardings closes unannotated values.
@@ -197,8 +223,47 @@ def _to_shardy(
     found = convert_module(mod, ConvertRequest(importer, matcher))
     boundary = None if matcher is None else found.of(Outcome)
     order = pipeline.run(mod, pipeline.build(["iota-mesh"]), verify_each=False).of(DeviceOrder)
+    single = found.of(DeviceOrder)  # single-device-program: one partition on device k
+    if single is not None:  # the device goes to the options, as iota-mesh's order does
+        del mod.operation.attributes[DEVICE_ORDER]
+        order = order or single
     report = replace(report, mesh=_mesh_text(mod), choice=found.of(MeshChoice), boundary=boundary)
     return (None if order is None else order.order), report
+
+
+def passthrough_program(code: bytes, form: str, options: bytes) -> tuple[bytes, ...]:
+    """What the plugin compiles, with GSPMD, for a program that is not converted
+    (`on_error="passthrough"`): the program with its callees' shardings on `@main`
+    (lift-callee-shardings: torch_xla's parameters are laid out so), in the form it came in;
+    the program itself where nothing moves or it cannot be read."""
+    unchanged = (code, form.encode(), options, b"")
+    if form != "mlir":  # an HloModuleProto: its entry computation has the shardings
+        return unchanged
+    from ..formats import module as formats
+    from ..ir.parse import pooled_context
+    from ..passes.lift_callee_shardings import lift
+
+    try:
+        with pooled_context() as ctx:
+            mod = formats.load(code, ctx, trusted=True)
+            if not lift(mod.operation):
+                return unchanged
+            kind = formats.detect(code)
+            version = formats.portable_version(code) if kind == "portable" else None
+            out = formats.save(mod, kind, version)
+    except Exception:  # the program as it came, never worse than before (a bug of ours)
+        return unchanged
+    return (out if isinstance(out, bytes) else out.encode()), form.encode(), options, b""
+
+
+def _fallback_sites(mod) -> tuple[str, ...]:
+    """Where the program handed to the plugin makes XLA compile it with GSPMD's propagation
+    although the options ask for Shardy (ir/gspmd_fallback.py, XLA's own predicate). Never
+    after a conversion (its post-condition); a program that was Shardy already may. Read on
+    the Shardy module before it is saved: the round-trip export keeps every site exempt."""
+    from ..ir.gspmd_fallback import fallback_sites
+
+    return tuple(str(site) for site in fallback_sites(mod.operation))
 
 
 def _mesh_text(mod) -> str:

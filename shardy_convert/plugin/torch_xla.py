@@ -208,7 +208,7 @@ def _import_converter() -> None:
     from ..formats import module as formats  # noqa: F401
     from ..formats import portable as round_trip
     from ..ir.parse import new_context
-    from ..passes import pipeline  # noqa: F401
+    from ..passes import lift_callee_shardings, pad_uneven, pipeline  # noqa: F401
 
     with new_context():
         pass
@@ -216,24 +216,34 @@ def _import_converter() -> None:
 
 
 def _normalize_sharding_specs(xlac) -> None:
-    """Wraps `_get_xla_sharding_specs` (looked up by dynamo_bridge at call time) so every spec
-    comes back in one spelling per placement. Idempotent."""
-    original = xlac._get_xla_sharding_specs
+    """Wraps `_get_xla_sharding_spec` and `_get_xla_sharding_specs` (looked up at call time by
+    torch_xla's Python and its dynamo bridge) so a spec reads as on the built-in runtime: a
+    tiling as GSPMD's explicit device list (`{devices=[1,8]0,1,...,7}`, not Shardy's
+    `{devices=[1,8]<=[8]}`). The plural (what dynamo compares) also spells every replicated
+    placement `{replicated}` (pytorch/xla#9755: `""` vs `{replicated}` retraced every step).
+    Idempotent."""
+    _wrap(xlac, "_get_xla_sharding_spec", lambda spec: _spelled(spec, replicated=False))
+    _wrap(xlac, "_get_xla_sharding_specs", lambda specs: [_spelled(s) for s in specs])
+
+
+def _wrap(xlac, name: str, after) -> None:
+    original = getattr(xlac, name)
     if getattr(original, "_shardy_convert", False):
         return
 
     @functools.wraps(original)
-    def specs(*args, **kwargs):
-        return [_normalized(spec) for spec in original(*args, **kwargs)]
+    def spelled(*args, **kwargs):
+        return after(original(*args, **kwargs))
 
-    specs._shardy_convert = True
-    xlac._get_xla_sharding_specs = specs
+    spelled._shardy_convert = True
+    setattr(xlac, name, spelled)
 
 
-def _normalized(spec: str) -> str:
+def _spelled(spec: str, replicated: bool = True) -> str:
     from ..sharding import normalize
+    from ..sharding.canonical import device_list_spelling
 
     try:
-        return normalize(spec)
+        return device_list_spelling(normalize(spec) if replicated else spec)
     except ShardyConvertError:
         return spec  # a spelling our parser does not know: compared as torch_xla does

@@ -35,7 +35,7 @@ from . import compile_options
 from .cache import Cache, Counters
 from .dump_dir import DumpDir, dump_for
 from .mesh_recorder import RECORDER
-from .program import Converted, ProgramError, Report, convert
+from .program import Converted, ProgramError, Report, convert, passthrough_program
 from .settings import Settings
 
 log = logging.getLogger("shardy_convert.wrapper")
@@ -94,16 +94,19 @@ class Session:
         meshes = RECORDER.meshes() if self.settings.mesh_names else ()
         key += self.settings.emit.encode() + str(len(meshes)).encode()  # a new mesh: again
         try:
+            # passed through: the program itself, its callees' shardings on @main
             converted, error = self._cache.lookup(
-                key, lambda: self._convert(code, form, options, meshes), None
+                key,
+                lambda: self._convert(code, form, options, meshes),
+                lambda: passthrough_program(code, form.decode(), options),
             )
         except ShardyConvertError as e:
             if self.dump is not None:
                 self.dump.program(code, form, None, _report(e), e)
             raise
-        answer = (code, form, options, b"") if converted is None else converted.answer
+        answer = converted if error is not None else converted.answer
         if self.dump is not None:
-            report = _report(error) if converted is None else converted.report
+            report = _report(error) if error is not None else converted.report
             self.dump.program(code, form, answer, report, error)
         return answer
 
@@ -138,6 +141,19 @@ class Session:
             )
         if report.boundary is not None:
             self._matched(report.name, report.boundary)
+        self._count_fallback(report)
+
+    def _count_fallback(self, report: Report) -> None:
+        """Counts a program XLA will compile with GSPMD although it is handed over for Shardy,
+        and logs where (once: each distinct program is converted once)."""
+        self._cache.tally(gspmd_fallbacks=int(bool(report.gspmd_fallback)))
+        if report.gspmd_fallback:
+            log.warning(
+                "shardy-convert: %s: XLA will compile it with GSPMD's propagation, not Shardy "
+                "(it falls back to GSPMD on %s)",
+                report.name,
+                "; ".join(report.gspmd_fallback),
+            )
 
     def _matched(self, name: str, outcome) -> None:
         """Counts what match-gspmd-boundary did to one program; a fallback is logged."""

@@ -39,3 +39,33 @@ def canonical(sharding: HloSharding) -> HloSharding:
     grid = sharding._placement_array()
     tiles = Tiles._trusted(sharding.tiles.dims, devices=grid.tolist(), array=grid)
     return HloSharding(Kind.TILED, tiles, sharding.subgroups)
+
+
+def device_list_spelling(text: str) -> str:
+    """The placement of `text` spelled as torch_xla's built-in runtime prints it: a tiling as
+    an explicit device list, each replication group ascending (XLA sorts them), the iota form
+    expanded; everything else (`""`, `{replicated}`, `{manual}`, maximal) as given.
+
+    torch_xla writes every sharding as a V1 list and GSPMD keeps those lists, so
+    `_get_xla_sharding_spec` reads `{devices=[1,8]0,1,2,3,4,5,6,7}` on the built-in runtime;
+    Shardy's partitioner reports the same placement as `{devices=[1,8]<=[8]}`. User code and
+    tests compare these strings.
+    """
+    sharding = parse(text)
+    spelled = _device_list(sharding)
+    return text if spelled is sharding else str(spelled)
+
+
+def _device_list(sharding: HloSharding) -> HloSharding:
+    """The sharding with each tiling an explicit, group-sorted device list (shard groups and
+    metadata, which torch_xla does not print, dropped); itself when nothing is tiled."""
+    if sharding.kind is Kind.TUPLE:
+        elements = tuple(_device_list(e) for e in sharding.elements)
+        if all(a is b for a, b in zip(elements, sharding.elements)):
+            return sharding
+        return HloSharding(Kind.TUPLE, elements=elements)
+    if sharding.kind is not Kind.TILED or collapsed_kind(sharding) is not None:
+        return sharding
+    grid = sharding._placement_array()
+    tiles = Tiles._trusted(sharding.tiles.dims, devices=grid.tolist(), array=grid)
+    return HloSharding(Kind.TILED, tiles, sharding.subgroups)

@@ -86,3 +86,28 @@ def uneven_dims(
         kept_ways = math.prod(axis_size(a, mesh_axes) for a in kept)
         found.append(UnevenDim(k, size, dim.axes, kept, ways, kept_ways))
     return found
+
+
+# What an uneven sharding's message says to do (passes/pad_uneven.py).
+PAD_HINT = " (pad-uneven, convert --pad-uneven, gives it GSPMD's padded shape)"
+
+
+def padded_shape(sharding, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """GSPMD's padded global shape of a value of `shape` tiled by `sharding` (an HloSharding):
+    each dim rounded up to a multiple of its tile count, as GSPMD lays it out (shard k of a
+    dim of n split t ways holds rows [k*ceil(n/t), (k+1)*ceil(n/t)) of the padded dim, the
+    padding at the end). None when there is nothing to pad: every dim divides, or the
+    sharding is no tiling, or a dim is dynamic.
+
+        [20, 10] on {devices=[8,1]...}  -> [24, 10]   (3 rows a device, the last 4 rows padding)
+        [1, 64] on {devices=[8,1]...}   -> [8, 64]    (device 0 holds the row, 1-7 padding)
+        [16, 64] on {devices=[8,1]...}  -> None
+    """
+    from .model import Kind
+
+    if sharding.kind is not Kind.TILED or len(sharding.data_dims) != len(shape):
+        return None
+    if any(size < 0 for size in shape):
+        return None
+    padded = tuple(-(-size // t) * t for size, t in zip(shape, sharding.data_dims))
+    return None if padded == tuple(shape) else padded

@@ -96,13 +96,18 @@ class Compiled:
         return float(analysis.get("flops", 0.0))  # XLA leaves out the measures that are 0
 
 
-def compile_program(program: str | bytes, num_devices: int, options: Any) -> Compiled:
+def compile_program(
+    program: str | bytes, num_devices: int, options: Any, device_ids: tuple[int, ...] | None = None
+) -> Compiled:
     """Compiles `program` (StableHLO text or bytecode) with `options` (xla/options.py) on the
-    first `num_devices` devices of the pool's client of that many. XLA's logging (the device
-    list, GSPMD's deprecation notice, its warnings) is kept off the terminal, in `log`.
-    Raises CompileError with XLA's reason when XLA refuses it."""
+    pool's client of `num_devices` devices: all of them, or those of `device_ids` (the
+    options' device assignment: a program placed whole on device k is one partition on k).
+    XLA's logging (the device list, GSPMD's deprecation notice, its warnings) is kept off the
+    terminal, in `log`. Raises CompileError with XLA's reason when XLA refuses it."""
     client = clients.cpu_client(num_devices)
     devices = clients.cpu_devices(num_devices)
+    if device_ids is not None:
+        devices = tuple(devices[d] for d in device_ids)
     start = time.perf_counter()
     try:
         with cpp_stderr() as log:

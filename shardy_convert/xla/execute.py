@@ -39,3 +39,14 @@ def execute(
             )
             values.append(np.asarray(array))
     return values
+
+
+def shard_indices(
+    compiled: Compiled, output: int, shape: tuple[int, ...]
+) -> list[tuple[int, tuple]]:
+    """(device id, the index of the part of output `output` it holds: one slice per dim) for
+    each device of the program, in its order: which devices hold an element of the output."""
+    sharding = compiled.output_shardings(output + 1)[output]
+    placed = compat.gspmd_sharding(compiled.devices, sharding)
+    found = placed.devices_indices_map(tuple(shape))
+    return [(device.id, found[device]) for device in compiled.devices if device in found]

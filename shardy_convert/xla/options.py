@@ -29,6 +29,7 @@ def compile_options(
     propagate_to_output: Flags | None = True,
     proto: bytes | None = None,
     optimize: bool = True,
+    device_ids: tuple[int, ...] | None = None,
 ) -> Any:
     """jaxlib's `CompileOptions` for `num_devices` partitions on devices 0..N-1, with the
     chosen partitioner.
@@ -41,7 +42,8 @@ def compile_options(
     optimize: False compiles with LLVM at optimization level 0 and without its expensive
         passes: sharding propagation and the partitioner run on HLO before LLVM sees it, so
         the compiled shardings are the same at about half the CPU time (for a compile whose
-        program is never run)."""
+        program is never run).
+    device_ids: the device each partition runs on (the device assignment), default 0..N-1."""
     options = compat.new_compile_options(proto)
     build = options.executable_build_options
     if not proto:
@@ -53,9 +55,8 @@ def compile_options(
     build.num_replicas = 1
     build.use_spmd_partitioning = True
     build.use_shardy_partitioner = shardy
-    build.device_assignment = compat.device_assignment(
-        np.arange(num_devices).reshape(1, num_devices)
-    )
+    ids = np.arange(num_devices) if device_ids is None else np.array(device_ids)
+    build.device_assignment = compat.device_assignment(ids.reshape(1, num_devices))
     if not optimize:
         build.debug_options.xla_backend_optimization_level = 0
         build.debug_options.xla_llvm_disable_expensive_passes = True

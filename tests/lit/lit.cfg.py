@@ -1,5 +1,5 @@
 # ruff: noqa: F821  (lit injects `config`)
-# lit configuration: one .mlir file per pass (Shardy/XLA style), run from tests/test_lit.py.
+# lit configuration: one .mlir file per pass (Shardy/XLA style), run from tests/passes/test_lit.py.
 # RUN lines call `shardy-convert` and `filecheck` from the project's virtualenv (PATH).
 import os
 
@@ -10,7 +10,7 @@ config.name = "shardy-convert"
 config.test_format = lit.formats.ShTest()
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
-# tests/test_lit.py puts lit's Output/ (the %t files) in a temp dir.
+# tests/passes/test_lit.py puts lit's Output/ (the %t files) in a temp dir.
 if "LIT_EXEC_ROOT" in os.environ:
     config.test_exec_root = os.environ["LIT_EXEC_ROOT"]
 config.excludes = ["Inputs"]

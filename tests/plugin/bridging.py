@@ -224,7 +224,7 @@ def options_of_size(size: int) -> None:
 def programs() -> dict:
     """name: (GSPMD text, arguments, the outputs of xla-cpu-pjrt's own run): the matmul of
     testdata/torch_xla (identity device order) and test_wrapper's gather (another order)."""
-    from tests.test_wrapper import GATHER, GATHER_ARGS
+    from tests.plugin.test_wrapper import GATHER, GATHER_ARGS
 
     matmul = (TESTDATA / "torch_xla" / "matmul_2x4.mlir").read_text()
     rng = np.random.default_rng(0)

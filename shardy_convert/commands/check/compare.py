@@ -1,40 +1,43 @@
 """One graph's verdict: compile the GSPMD original and the Shardy result, compare them with
 each other and with the unpartitioned reference.
 
-Order of the evidence: parameter shardings (and output shardings the original annotates) must
-be equal, else the conversion differs. Then the values on random inputs: both programs are
-also compared with the program run unpartitioned on one device, because GSPMD and Shardy can
-agree on a value XLA computes wrongly (jaxlib 0.10.2's CPU partitioner does, for a dot whose
-contracting dim is sharded on a mesh with a custom device order). With the reference:
-
-- both agree with the reference: same program (or same up to float reassociation);
-- GSPMD disagrees (Shardy agrees, or disagrees too): compiler differs from the reference;
-- GSPMD agrees, Shardy disagrees: conversion differs, unless the Shardy result on the
-  identity device order agrees with the reference: then the compiler differs.
+Order of the evidence:
+1. which partitioner XLA really compiled each side with (partitioner.py): a Shardy result
+   that XLA compiled with GSPMD's propagation is no proof of anything and fails the check;
+2. parameter shardings (and output shardings the original annotates) must be equal, else the
+   conversion differs;
+3. the values (numerics.py): the three programs on inputs drawn by what each argument is, and
+   where they disagree a rerun widened to f64 (or a second draw) that tells float noise from
+   a real difference; a compiler difference only where that rerun shows XLA at fault.
+A graph whose values this client cannot make or run (an element type it has no array for, a
+runtime refusal) is judged on 1 and 2, and its report says which part was not run.
 
 Without a reference (manual regions) GSPMD vs Shardy decides alone, and the report says so.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ...errors import ShardyConvertError
 from .boundary_differences import BoundaryDifference, boundary_differences
-from .compiled import Compiled, compile_module, execute
+from .compiled import Compiled, NotRun, compile_module
 from .cost import Cost
-from .reference import identity_order, unpartitioned
-from .signature import random_inputs
-from .values import Agreement, agreements, max_relative
+from .draws import Draw, draw_inputs, input_draws, random_inputs, user_inputs
+from .numerics import Judgement, Rerun, Sides, judge
+from .partitioner import PartitionerUsed
+from .values import Agreement, max_relative
 from .verdict import Verdict
 
 
 @dataclass
 class Report:
     """What `compare` found. `ok` unless the conversion is at fault: a compiler difference
-    (both partitioned programs, or the original alone, disagree with the unpartitioned run)
-    is XLA's, not the conversion's. Also what each partitioner compiled (`gspmd`, `shardy`)
-    and every parameter and output whose compiled sharding differs (`boundary`)."""
+    (shown in a rerun where noise cannot hide it) is XLA's, not the conversion's. Also what
+    each partitioner compiled (`gspmd`, `shardy`), which partitioner XLA really used on each
+    side (`partitioners`), every parameter and output whose compiled sharding differs
+    (`boundary`), the rerun that decided (`rerun`), how the inputs were made (`inputs`) and
+    what was not run (`not_run`)."""
 
     num_devices: int
     parameters: int = 0
@@ -46,6 +49,11 @@ class Report:
     gspmd: Cost | None = None
     shardy: Cost | None = None
     boundary: list[BoundaryDifference] = field(default_factory=list)
+    partitioners: dict[str, PartitionerUsed] = field(default_factory=dict)
+    rerun: Rerun | None = None
+    inputs: str = ""
+    not_run: list[str] = field(default_factory=list)
+    judgement: Judgement | None = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -62,14 +70,32 @@ class Report:
         return verdict_text(self)
 
 
+@dataclass(frozen=True)
+class Inputs:
+    """Where the test inputs come from: the user's arrays (`arrays`, from `file`; graph
+    `graph` of a dump picks its own names first) or draws by what each argument is."""
+
+    arrays: dict | None = None
+    file: str = ""
+    graph: int | None = None
+
+
 def compare(
-    original: str | bytes, converted: str | bytes, n: int, *, seed: int = 0, reference: bool = True
+    original: str | bytes,
+    converted: str | bytes,
+    n: int,
+    *,
+    seed: int = 0,
+    reference: bool = True,
+    inputs: Inputs | None = None,
 ) -> Report:
-    """Compiles both sides on `n` CPU devices and compares shardings, then values on random
-    inputs, also against the unpartitioned reference unless `reference` is False."""
+    """Compiles both sides on `n` CPU devices and compares which partitioner compiled them,
+    shardings, then values (see the module docstring)."""
     gspmd = compile_module(original, n, shardy=False)
     shardy = compile_module(converted, n, shardy=True)
-    return compare_compiled(gspmd, shardy, original, converted, seed=seed, reference=reference)
+    return compare_compiled(
+        gspmd, shardy, original, converted, seed=seed, reference=reference, inputs=inputs
+    )
 
 
 def compare_compiled(
@@ -80,30 +106,91 @@ def compare_compiled(
     *,
     seed: int = 0,
     reference: bool = True,
+    inputs: Inputs | None = None,
 ) -> Report:
     """`compare` of two programs already compiled from `original` (GSPMD) and `converted`
     (Shardy) on the same devices."""
-    n = len(gspmd.devices)
     report = compare_programs(gspmd, shardy, outputs="annotated")
+    fell_back = report.partitioners["shardy"]
+    if fell_back.fell_back:
+        report.differ(
+            Verdict.CONVERSION_DIFFERS,
+            [f"the Shardy result was compiled by GSPMD, not Shardy: {fell_back.evidence}"],
+        )
     if report.differences:
         return report
-    inputs = random_inputs(gspmd.signature, seed)
-    want, got = execute(gspmd, inputs), execute(shardy, inputs)
-    pair = agreements(want, got)
-    ref_values = _reference_values(original, inputs, report) if reference else None
-    if ref_values is None:
-        _decide_alone(report, pair)
-    else:
-        _decide_with_reference(report, pair, ref_values, want, got, (converted, n, inputs))
+    unrunnable = gspmd.signature.unrunnable() + shardy.signature.unrunnable()
+    if unrunnable:
+        _placement_only(report, f"no test values for {', '.join(dict.fromkeys(unrunnable))}")
+        return report
+    draw, report.inputs = _inputs(gspmd, original, inputs or Inputs(), seed)
+    sides = Sides(gspmd, shardy, original, converted, reference, draw)
+    try:
+        judgement = judge(sides)
+    except NotRun as e:
+        _placement_only(report, e.message)
+        return report
+    report.notes += sides.notes
+    _record(report, judgement)
     return report
 
 
+def _placement_only(report: Report, why: str) -> None:
+    report.verdict = Verdict.PLACEMENT_ONLY
+    report.not_run.append(f"values: {why}")
+
+
+def _inputs(gspmd: Compiled, original, inputs: Inputs, seed: int) -> tuple[Callable, str]:
+    """(draw(signature, seed, scale) -> arrays, how the first run's inputs were made). The
+    user's values are the first run's; a second draw, where one is needed, is drawn."""
+    draws = input_draws(original)
+
+    def drawn(signature, again: int, scale: float) -> list:
+        return draw_inputs(signature, draws, seed + again, scale)
+
+    if inputs.arrays is None:
+        return drawn, _drawn(draws)
+    given = user_inputs(inputs.arrays, gspmd.signature, inputs.graph, inputs.file)
+
+    def users(signature, again: int, scale: float) -> list:
+        return given if again == 0 else drawn(signature, again, scale)
+
+    return users, f"the values of {inputs.file}"
+
+
+def _drawn(draws: list[Draw]) -> str:
+    """`drawn by use: 2 positive (parameters 8, 9), 1 index (parameter 0); others N(0, 1)`."""
+    kinds: dict[str, list[int]] = {}
+    for k, d in enumerate(draws):
+        if d.kind != "normal":
+            kinds.setdefault(d.kind, []).append(k)
+    if not kinds:
+        return "drawn: floats N(0, 1), integers in [0, 8)"
+    parts = [
+        f"{len(ks)} {kind} (parameter{'s' if len(ks) > 1 else ''} {', '.join(map(str, ks))})"
+        for kind, ks in kinds.items()
+    ]
+    return "drawn by use: " + ", ".join(parts) + "; others N(0, 1)"
+
+
+def _record(report: Report, judgement: Judgement) -> None:
+    report.judgement, report.rerun = judgement, judgement.rerun
+    if judgement.same:
+        report.relative = judgement.relative
+        report.verdict = Verdict.SAME if report.relative == 0 else Verdict.REASSOCIATED
+        return
+    report.relative = judgement.relative
+    verdict = Verdict.COMPILER_DIFFERS if judgement.compiler else Verdict.CONVERSION_DIFFERS
+    report.differ(verdict, judgement.lines)
+
+
 def compare_programs(a: Compiled, b: Compiled, *, outputs: str = "all") -> Report:
-    """Sharding differences of two compiled programs. With `outputs="annotated"` only the
-    outputs the original (`a`) annotates count: the others are whatever each partitioner
-    chose. Values are not compared (see `compare_values`)."""
+    """Sharding differences of two compiled programs, and which partitioner compiled each.
+    With `outputs="annotated"` only the outputs the original (`a`) annotates count: the others
+    are whatever each partitioner chose. Values are not compared (see `compare_values`)."""
     n = len(a.devices)
     report = Report(n, len(a.parameters), len(a.outputs), gspmd=a.cost, shardy=b.cost)
+    report.partitioners = {"gspmd": a.partitioner, "shardy": b.partitioner}
     report.boundary = boundary_differences(a, b)
     only = a.signature.annotated_results if outputs == "annotated" else None
     lines = _count_differences("parameter", a.parameters, b.parameters)
@@ -119,9 +206,21 @@ def compare_programs(a: Compiled, b: Compiled, *, outputs: str = "all") -> Repor
 
 
 def compare_values(a: Compiled, b: Compiled, report: Report, *, seed: int = 0) -> None:
-    """Runs both programs on the same random inputs; records the verdict in `report`."""
+    """Runs both programs on the same random inputs; records the verdict in `report` (GSPMD
+    vs Shardy alone, in the programs' own types: `diff`'s use)."""
+    from .compiled import execute
+    from .values import agreements
+
+    if a.signature.unrunnable():
+        _placement_only(report, f"no test values for {', '.join(a.signature.unrunnable())}")
+        return
     inputs = random_inputs(a.signature, seed)
-    _decide_alone(report, agreements(execute(a, inputs), execute(b, inputs)))
+    try:
+        pair = agreements(execute(a, inputs), execute(b, inputs))
+    except NotRun as e:
+        _placement_only(report, e.message)
+        return
+    _decide_alone(report, pair)
 
 
 def _count_differences(what: str, a: list, b: list) -> list[str]:
@@ -132,59 +231,7 @@ def _count_differences(what: str, a: list, b: list) -> list[str]:
 
 def _decide_alone(report: Report, pair: list[Agreement]) -> None:
     if all(p.close for p in pair):
-        _same(report, pair)
+        report.relative = max_relative(pair)
+        report.verdict = Verdict.SAME if report.relative == 0 else Verdict.REASSOCIATED
         return
     report.differ(Verdict.CONVERSION_DIFFERS, [f"{p}" for p in pair if not p.close])
-
-
-def _same(report: Report, pair: list[Agreement]) -> None:
-    report.relative = max_relative(pair)
-    report.verdict = Verdict.SAME if report.relative == 0 else Verdict.REASSOCIATED
-
-
-def _reference_values(original: str | bytes, inputs: list, report: Report) -> list | None:
-    text, why = unpartitioned(original)
-    if text is None:
-        report.notes.append(f"no unpartitioned reference ({why})")
-        return None
-    try:
-        return execute(compile_module(text, 1, shardy=False), inputs)
-    except ShardyConvertError as e:
-        report.notes.append(f"no unpartitioned reference ({e.message})")
-        return None
-
-
-def _decide_with_reference(report, pair, ref, want, got, shardy_side) -> None:
-    gspmd_ref, shardy_ref = agreements(ref, want), agreements(ref, got)
-    gspmd_ok, shardy_ok = all(a.close for a in gspmd_ref), all(a.close for a in shardy_ref)
-    if gspmd_ok and shardy_ok:
-        _same(report, pair)
-        return
-    if not gspmd_ok:
-        lines = [f"GSPMD original vs reference, {a}" for a in gspmd_ref if not a.close]
-        lines += [f"Shardy result vs reference, {a}" for a in shardy_ref if not a.close]
-        lines.append(
-            "the Shardy result matches the reference: GSPMD computes it wrongly (an XLA bug)"
-            if shardy_ok
-            else "both partitioned programs differ from the program run unpartitioned on one "
-            "device: an XLA bug, not the conversion"
-        )
-        report.differ(Verdict.COMPILER_DIFFERS, lines)
-        return
-    lines = [f"Shardy result vs reference, {a}" for a in shardy_ref if not a.close]
-    if _identity_order_matches(ref, *shardy_side):
-        lines.append(
-            "the same Shardy program on the identity device order matches the reference: "
-            "the Shardy partitioner is wrong on this mesh's device order (an XLA bug)"
-        )
-        report.differ(Verdict.COMPILER_DIFFERS, lines)
-        return
-    report.differ(Verdict.CONVERSION_DIFFERS, lines)
-
-
-def _identity_order_matches(ref: list, converted: str, n: int, inputs: list) -> bool:
-    text = identity_order(converted)
-    if text is None:
-        return False
-    values = execute(compile_module(text, n, shardy=True), inputs)
-    return all(a.close for a in agreements(ref, values))

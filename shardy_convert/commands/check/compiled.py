@@ -26,10 +26,20 @@ from .signature import Signature, main_signature
 @dataclass
 class Compiled:
     """One compiled program (`program`: xla/'s), the shardings XLA chose (one per parameter
-    and output of @main, replicated ones for a one-device program) and @main's shapes."""
+    and output of @main, replicated ones for a one-device program) and @main's shapes; the
+    program as handed to XLA (`source`) and whether Shardy was asked for (`shardy`)."""
 
     program: compiler.Compiled
     signature: Signature
+    source: str | bytes = ""
+    shardy: bool = False
+
+    @cached_property
+    def partitioner(self):
+        """Which partitioner XLA really used (partitioner.py: a `PartitionerUsed`)."""
+        from .partitioner import partitioner_used
+
+        return partitioner_used(self.source, shardy=self.shardy, log=self.log)
 
     @cached_property
     def parameters(self) -> list:
@@ -82,20 +92,40 @@ def rematerializations_logged() -> bool:
 
 def compile_module(text: str | bytes, n: int, *, shardy: bool) -> Compiled:
     """Compiles on the CPU client of `n` devices with `n` partitions and the chosen
-    partitioner, as torch_xla compiles (xla/options.py: propagation to the outputs)."""
+    partitioner. Propagation to an output is allowed only where the module leaves that result
+    unannotated (one flag per result, as `jax.jit` sets them and as torch_xla's dumps, whose
+    results carry none, get all True): with True for an annotated result GSPMD would replace
+    its annotation, Shardy would keep it. A module that names its device order
+    (`Signature.device_order`: a program placed whole on device k is one partition on k)
+    compiles on those devices of the `n`."""
     signature = main_signature(text)
     if isinstance(text, str):  # XLA's parser is jaxlib's MLIR too (see legacy_i1)
         text = i1_hex_for_parser(text)
+    order = signature.device_order
+    options = compile_options(
+        len(order or range(n)),
+        shardy=shardy,
+        propagate_to_output=signature.propagate_to_output(),
+        device_ids=order,
+    )
     try:
-        program = compiler.compile_program(text, n, compile_options(n, shardy=shardy))
+        program = compiler.compile_program(text, n, options, device_ids=order)
     except compiler.CompileError as e:  # report which side failed
         side = "Shardy result" if shardy else "GSPMD original"
         raise ShardyConvertError(f"the {side} does not compile: {e.reason}") from None
-    return Compiled(program, signature)
+    return Compiled(program, signature, text, shardy)
 
 
 def execute(compiled: Compiled, inputs: list[np.ndarray]) -> list[np.ndarray]:
     """Runs the program: each input placed by its parameter sharding, each output assembled
-    from its shards into one global array."""
+    from its shards into one global array. Raises NotRun where this client cannot run it."""
     shapes = [shape for shape, _ in compiled.signature.results]
-    return xla_execute.execute(compiled.program, inputs, shapes)
+    try:
+        return xla_execute.execute(compiled.program, inputs, shapes)
+    except Exception as e:  # XlaRuntimeError, or jax refusing an element type
+        raise NotRun(f"the CPU client does not run it: {str(e).strip().splitlines()[0]}") from None
+
+
+class NotRun(ShardyConvertError):
+    """A compiled program whose values this client cannot compute (an element type it does
+    not run, a runtime error): the graph is compared by placement and cost only."""

@@ -4,7 +4,8 @@ When GSPMD and Shardy disagree, or agree on a value XLA computed wrongly, this i
 which side is right. It exists only where a sharding carries no meaning of its own: a manual
 region (`@SPMDFullToShardShape` ... `@SPMDShardToFullShape`, `{manual}`) is per-device code
 whose shapes are the shards', so such a program has no single-device form (None); nor has one
-that draws random numbers.
+that draws random numbers, nor one that asks which partition or replica it runs on (its
+values are the partition's by design).
 
 Also here: the Shardy result on the identity device order (its meshes without `device_ids`).
 Device order moves shards between devices, never values, so if that program matches the
@@ -25,6 +26,7 @@ MANUAL_TARGETS = frozenset({"SPMDFullToShardShape", "SPMDShardToFullShape"})
 # Random numbers drawn by a partitioned program need not be those drawn on one device (a
 # tiled `rng` draws each shard on its own device).
 RANDOM_OPS = frozenset({"stablehlo.rng", "stablehlo.rng_bit_generator"})
+WHERE_OPS = frozenset({"stablehlo.partition_id", "stablehlo.replica_id"})
 # Module attributes that describe the partitioning, not the computation.
 _MODULE_ATTRS = (
     "mhlo.num_partitions",
@@ -44,6 +46,8 @@ def unpartitioned(text: str | bytes) -> tuple[str | None, str]:
             return None, "manual regions"
         if find_ops(module.operation, lambda op: op.name in RANDOM_OPS):
             return None, "random numbers"
+        if find_ops(module.operation, lambda op: op.name in WHERE_OPS):
+            return None, "partition or replica ids"
         for op in calls:
             if call_target(op) == "Sharding":  # an identity that only carries a sharding
                 op.results[0].replace_all_uses_with(op.operands[0])

@@ -8,6 +8,21 @@ One object, `{"graphs": [GRAPH, ...], "summary": SUMMARY}`. GRAPH:
 "rematerializations": int, "by_kind": {KIND: {"count": int, "bytes": int}}, ...}`; a measure
 this jaxlib cannot give is null. The verdict is the text the terminal shows (`same program`,
 `conversion differs`, ...), or `already Shardy`, or `error` (then `error` holds the message).
+
+The evidence behind a verdict, for a graph that was compiled:
+- `"partitioners"`: `{"gspmd": USED, "shardy": USED}`, USED `{"requested": "Shardy", "used":
+  "Shardy", "fell_back": false, "evidence": "..."}`: which partitioner XLA really used;
+- `"inputs"`: how the test inputs were made (drawn by use, or the user's file);
+- `"rerun"`: null, or the run that decided a disagreement: `{"how": "f64" or "second draw",
+  "agrees": bool, "max_relative": float, "first_max_relative": float, "why": "..." (why not
+  f64)}`;
+- `"mismatches"`: the outputs that differ in the deciding run, `{"between": "Shardy result vs
+  reference", "output": K, "max_relative": float, "max_abs": float, "magnitude": float,
+  "devices": [ids], "run": "f64 run"}`;
+- `"not_run"`: the parts not run (`values: no test values for output 2 (tensor<...>)`);
+- in each DIFFERENCE: `"fed_back_candidates"` (every parameter the output may become) and
+  `"fed_back_evidence"` ("aliased", "donated", "type" or null); `"fed_back_as"` is the one
+  parameter where they name one, else null.
 """
 
 from __future__ import annotations
@@ -49,8 +64,51 @@ def graph_json(check) -> dict:
         "max_relative": report.relative,
         "differences": list(report.differences),
         "notes": list(report.notes),
+        "partitioners": {side: _used(u) for side, u in report.partitioners.items()},
+        "inputs": report.inputs,
+        "rerun": _rerun(report.rerun),
+        "mismatches": [_mismatch(m) for m in _mismatches(report)],
+        "not_run": list(report.not_run),
     }
     return graph
+
+
+def _used(used) -> dict:
+    return {
+        "requested": used.requested,
+        "used": used.used,
+        "fell_back": used.fell_back,
+        "evidence": used.evidence,
+    }
+
+
+def _rerun(rerun) -> dict | None:
+    if rerun is None:
+        return None
+    return {
+        "how": rerun.how,
+        "agrees": rerun.agrees,
+        "max_relative": _finite(rerun.relative),
+        "first_max_relative": _finite(rerun.first_relative),
+        "why": rerun.why or None,
+    }
+
+
+def _mismatches(report) -> list:
+    return [] if report.judgement is None else report.judgement.mismatches
+
+
+def _mismatch(m) -> dict:
+    found = m.agreement
+    return {
+        "between": m.between,
+        "output": found.index,
+        "max_relative": _finite(found.relative),
+        "max_abs": found.max_abs,
+        "magnitude": found.magnitude,
+        "devices": list(m.devices),
+        "run": m.run or "first run",
+    }
 
 
 def cost_json(cost: Cost | None) -> dict | None:
@@ -82,6 +140,8 @@ def difference_json(d: BoundaryDifference) -> dict:
         "shardy": d.shardy,
         "annotated": d.annotated,
         "fed_back_as": d.fed_back_as,
+        "fed_back_candidates": list(d.fed_back_candidates),
+        "fed_back_evidence": d.fed_back_evidence or None,
         "retraces": d.retraces,
     }
 

@@ -39,19 +39,27 @@ def verdict_line(report) -> str:
     """The one line a graph gets (see the module docstring)."""
     head = report.verdict.value
     if report.verdict is Verdict.REASSOCIATED:
-        head += f" (max relative {report.relative:.2g})"
+        head += f" (max relative {report.relative:.2g}"
+        if report.rerun is not None and report.rerun.agrees:
+            head += f"; the {report.rerun.run} agrees to {report.rerun.relative:.2g}"
+        head += ")"
     shape = (
         f"{plural(report.parameters, 'parameter')}, {plural(report.outputs, 'output')} on "
         f"{plural(report.num_devices, 'device')}"
     )
     costs = cost_clause(report.gspmd, report.shardy)
-    notes = "".join(f"; {n}" for n in [costs, *report.notes] if n)
+    not_run = [f"not run: {n}" for n in report.not_run]
+    notes = "".join(f"; {n}" for n in [costs, *report.notes, *not_run] if n)
     return f"{head}: {shape}{notes}"
 
 
 def verdict_text(report) -> str:
-    """The verdict line and, under it, the differences that decided the verdict."""
-    return verdict_line(report) + "".join(f"\n  {d}" for d in report.differences)
+    """The verdict line and, under it, the differences that decided the verdict (and the
+    rerun that decided it, where one did)."""
+    lines = list(report.differences)
+    if report.rerun is not None and (report.differences or not report.rerun.agrees):
+        lines.insert(0, str(report.rerun))
+    return verdict_line(report) + "".join(f"\n  {d}" for d in lines)
 
 
 def cost_clause(gspmd: Cost | None, shardy: Cost | None) -> str:
@@ -117,6 +125,15 @@ def details_text(report) -> str:
     """The table of both programs' costs and the outputs compiled to other shardings."""
     rows = _cost_rows(report.gspmd, report.shardy)
     lines = _table([["", "GSPMD", "Shardy", "Shardy/GSPMD"], *rows])
+    sides = {"gspmd": "GSPMD original", "shardy": "Shardy result"}
+    lines += [
+        f"{sides[side]} compiled by {used.used}: {used.evidence}"
+        for side, used in report.partitioners.items()
+    ]
+    if report.inputs:
+        lines.append(f"inputs: {report.inputs}")
+    if report.rerun is not None and report.rerun.agrees and not report.differences:
+        lines.append(str(report.rerun))
     chosen = [d for d in report.boundary if d.kind == "output" and not d.annotated]
     if chosen:
         fed = sum(d.retraces for d in chosen)
@@ -134,9 +151,7 @@ def details_text(report) -> str:
 
 def _difference(d) -> str:
     text = f"{d.kind} {d.index} {d.type}: GSPMD {d.gspmd} vs Shardy {d.shardy}"
-    if d.fed_back_as is not None:
-        text += f"; fed back, like parameter {d.fed_back_as}"
-    return text
+    return text + (f"; {d.fed_back}" if d.fed_back_candidates else "")
 
 
 def _cost_rows(gspmd: Cost, shardy: Cost) -> list[list[str]]:

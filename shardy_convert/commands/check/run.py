@@ -25,8 +25,10 @@ from ...ir.bindings import ir
 from ...ir.parse import new_context, parse_module, print_module
 from ...ir.sdy_attrs import read_meshes
 from ..batch import STDIN, expand, read_input
-from .compare import Report, compare
+from .compare import Inputs, Report, compare
+from .signature import DEVICE_ORDER, main_signature
 from .summary import cost_excess
+from .verdict import Verdict
 
 
 @dataclass
@@ -84,16 +86,47 @@ class _Graph:
         self.outcome = GraphCheck(self.file, self.index, error=located)
         return self
 
-    def finish(self, reference: bool) -> GraphCheck:
+    def finish(self, reference: bool, given: Given | None = None) -> GraphCheck:
         if self.outcome is not None:
             return self.outcome
+        given = given or Given()
+        inputs = Inputs(given.arrays, given.file, self.index) if given.arrays is not None else None
         try:
-            report = compare(self.original, self.converted, self.devices, reference=reference)
+            report = compare(
+                self.original, self.converted, self.devices, reference=reference, inputs=inputs
+            )
+            if given.reproducer is not None:
+                _reproduce(given.reproducer, self.where, report)
         except ShardyConvertError as e:
             return self.failed(e).outcome
         except Exception as e:  # a bug of ours or jaxlib's: this graph only
             return self.failed(InternalError(e)).outcome
         return GraphCheck(self.file, self.index, report)
+
+
+@dataclass(frozen=True)
+class Given:
+    """What the user gave beyond the inputs: their test values (`--inputs FILE.npz`: the
+    arrays, and the file's name for messages) and where reproducers go (`--reproducer DIR`)."""
+
+    arrays: dict | None = None
+    file: str = ""
+    reproducer: str | None = None
+
+
+def _reproduce(directory: str, where: str, report: Report) -> None:
+    """Writes the reproducer of a graph whose values differ (reproducer.py); the report says
+    where."""
+    from .reproducer import write_reproducer
+
+    judged = report.judgement
+    if judged is None or judged.same or not judged.mismatches:
+        return
+    if report.verdict not in (Verdict.COMPILER_DIFFERS, Verdict.CONVERSION_DIFFERS):
+        return
+    outputs = [m.agreement.index for m in judged.mismatches]
+    written = write_reproducer(directory, where, judged.runs[-1], outputs, report)
+    report.notes.append(f"reproducer written to {written.path}")
 
 
 def check_inputs(
@@ -106,12 +139,17 @@ def check_inputs(
     match_gspmd_boundary: bool = False,
     max_cost_ratio: float | None = None,
     progress: Callable[[str], None] | None = None,
+    given: Given | None = None,
+    pad_uneven: bool = False,
 ) -> Iterator[GraphCheck]:
     """Checks every graph of every input, in order (see the module docstring). Without
     `mesh`, graphs are converted on `meshes` (a mesh file's) or those of the mesh file beside
     each input (formats/meshes.py). With `max_cost_ratio`, a graph whose Shardy program costs
     more than that many times GSPMD's (collective bytes or temp memory) fails. `progress`
-    hears what is being done."""
+    hears what is being done; `given`: the user's test values and reproducer directory. With
+    `pad_uneven`, each graph's uneven shardings take GSPMD's padded shape first
+    (passes/pad_uneven.py), in the original GSPMD program too: the two programs compared then
+    take the same per-device buffers."""
     say = progress or (lambda message: None)
     items = expand(inputs)  # before stdin is read: a usage error reads nothing
     stdin = read_input(STDIN) if STDIN in inputs else b""
@@ -121,18 +159,23 @@ def check_inputs(
         say(f"converting {item.name}")
         data = stdin if item.name == STDIN else None
         options = {"mesh": mesh, "meshes": meshes}
-        graphs += _prepare(item.name, data, devices, options, match_gspmd_boundary)
+        graphs += _prepare(item.name, data, devices, options, match_gspmd_boundary, pad_uneven)
     for k, graph in enumerate(graphs, 1):
         if graph.outcome is None:
             say(f"[{k}/{len(graphs)}] compiling {graph.where}")
-        outcome = graph.finish(reference)
+        outcome = graph.finish(reference, given)
         if max_cost_ratio is not None:
             outcome.excess = cost_excess(outcome.report, max_cost_ratio)
         yield outcome
 
 
 def _prepare(
-    name: str, data: bytes | None, devices: int | None, mesh: dict, match: bool = False
+    name: str,
+    data: bytes | None,
+    devices: int | None,
+    mesh: dict,
+    match: bool = False,
+    pad: bool = False,
 ) -> list[_Graph]:
     try:
         source = dump.read(_text(read_input(name) if data is None else data), name)
@@ -143,7 +186,9 @@ def _prepare(
     fallback = source.device_count if source.is_dump else None
     # One loop for every command: errors and warnings come back located in the input.
     results = dump.for_each_graph(
-        source, lambda g: _convert(_Graph(name, g.index), g, fallback or devices, mesh, match), name
+        source,
+        lambda g: _convert(_Graph(name, g.index), g, fallback or devices, mesh, match, pad),
+        name,
     )
     return [
         _Graph(name, g.index).failed(r) if isinstance(r, ShardyConvertError) else r
@@ -161,7 +206,12 @@ def _text(data: bytes) -> str | bytes:
 
 
 def _convert(
-    graph: _Graph, source: dump.Graph, fallback: int | None, mesh: dict, match: bool = False
+    graph: _Graph,
+    source: dump.Graph,
+    fallback: int | None,
+    mesh: dict,
+    match: bool = False,
+    pad: bool = False,
 ) -> _Graph:
     """`graph` with its two modules, or "already Shardy". Raises ShardyConvertError (a bug of
     ours as an InternalError) for `for_each_graph` to locate."""
@@ -170,18 +220,23 @@ def _convert(
         if _is_shardy(source.text):
             graph.outcome = GraphCheck(graph.file, graph.index)
             return graph
+        original = _padded(source.text) if pad else source.text
+        # GSPMD's boundary (--match-gspmd-boundary) as check compiles the original: propagation
+        # to the unannotated results only (signature.propagate_to_output)
+        flags = main_signature(original).propagate_to_output() if match else True
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ShardyConvertWarning)
             converted = convert(
-                source.text,
+                original,
                 **mesh,
                 fallback_devices=fallback,
                 validate=True,
                 match_gspmd_boundary=match,
+                allow_spmd_sharding_propagation_to_output=flags,
             )
         for w in caught:  # passed on, naming check's own flag
             warnings.warn(naming_flag(w.message, "--devices N"), stacklevel=2)
-        graph.original, graph.converted = source.text, converted
+        graph.original, graph.converted = original, converted
         graph.devices = device_count(converted, fallback)
     except ShardyConvertError:
         raise
@@ -190,9 +245,22 @@ def _convert(
     return graph
 
 
-def _is_shardy(text: str) -> bool:
+def _padded(text: str) -> str:
+    """The GSPMD program with pad-uneven applied (still GSPMD: the same per-device buffers)."""
+    from ...passes import pipeline
+
     with new_context() as ctx:
-        return is_shardy(parse_module(text, ctx).operation)
+        module = parse_module(text, ctx)
+        pipeline.run(module, pipeline.build(["pad-uneven"]))
+        return print_module(module, "text", locations=True)
+
+
+def _is_shardy(text: str) -> bool:
+    """Whether `text` is already Shardy; a module that holds no program is an error first."""
+    with new_context() as ctx:
+        module = parse_module(text, ctx)
+        formats.check_program(module)
+        return is_shardy(module.operation)
 
 
 def device_count(text: str, fallback: int | None = None) -> int:
@@ -209,6 +277,8 @@ def device_count(text: str, fallback: int | None = None) -> int:
         meshes = read_meshes(module).values()
         for mesh in meshes:
             counts += [mesh.size, max(mesh.device_ids or (-1,)) + 1]
+        if DEVICE_ORDER in module.attributes:  # the devices it compiles on (one: device k)
+            counts.append(max(ir.DenseI64ArrayAttr(module.attributes[DEVICE_ORDER])) + 1)
         said = "mhlo.num_partitions" in module.attributes or any(m.axes for m in meshes)
         if fallback and not said:
             counts.append(fallback)

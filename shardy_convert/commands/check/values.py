@@ -7,8 +7,9 @@ reassociated sum of K terms is about eps * sqrt(K) times the terms' magnitude; a
 each output is compared relative to its own scale (its largest finite magnitude, on either
 side): `max |a - b| / max |a|,|b|`. Outputs agree up to reassociation when that is at most
 sqrt(eps) of their dtype (half the mantissa bits agree: 3.5e-4 for f32, 1.5e-8 for f64, 0.03
-for f16, 0.09 for bf16). Example: an f32 output of magnitude 2e4 with max abs diff 0.0085 is
-relative 4e-7: reassociation. Integers and bools compare exactly; NaN and infinities must be
+for f16, 0.09 for bf16; a complex type's is its parts', an f8 kind's its own: 0.35 for e4m3).
+Example: an f32 output of magnitude 2e4 with max abs diff 0.0085 is relative 4e-7:
+reassociation. Integers and bools compare exactly; NaN and infinities must be
 in the same places.
 
 An output made by cancellation (a gradient that sums terms of magnitude 1 to 6e-7) carries the
@@ -39,6 +40,8 @@ class Agreement:
     relative: float
     tolerance: float
     detail: str = ""
+    max_abs: float = 0.0  # floats: the largest absolute difference
+    magnitude: float = 0.0  # floats: the output's own scale (its largest finite magnitude)
 
     @property
     def exact(self) -> bool:
@@ -76,7 +79,8 @@ def agreement(index: int, a: np.ndarray, b: np.ndarray, floor: float = 0.0) -> A
     if not _is_float(a.dtype):
         wrong = int(np.count_nonzero(a != b))
         return Agreement(index, math.inf, tol, f"{wrong} of {plural(a.size, 'value')} differ")
-    x, y = a.astype(np.float64), b.astype(np.float64)
+    wide = np.complex128 if a.dtype.kind == "c" else np.float64
+    x, y = a.astype(wide), b.astype(wide)
     finite = np.isfinite(x) & np.isfinite(y)
     if not np.array_equal(x[~finite], y[~finite], equal_nan=True):
         return Agreement(index, math.inf, tol, "NaN or infinity in different places")
@@ -85,7 +89,7 @@ def agreement(index: int, a: np.ndarray, b: np.ndarray, floor: float = 0.0) -> A
     scale = max(own, floor)
     relative = diff / scale if scale else 0.0
     detail = f"max relative {relative:.2g} (max abs diff {diff:.3g}, magnitude {own:.3g})"
-    return Agreement(index, relative, tol, detail)
+    return Agreement(index, relative, tol, detail, diff, own)
 
 
 def agreements(a: list[np.ndarray], b: list[np.ndarray]) -> list[Agreement]:
@@ -98,7 +102,8 @@ def agreements(a: list[np.ndarray], b: list[np.ndarray]) -> list[Agreement]:
 
 def _magnitude(values: np.ndarray) -> float:
     """The largest finite magnitude in `values` (0.0 when there is none)."""
-    x = np.asarray(values, dtype=np.float64)
+    x = np.asarray(values)
+    x = x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
     finite = np.abs(x[np.isfinite(x)])
     return float(np.max(finite)) if finite.size else 0.0
 
@@ -108,12 +113,13 @@ def max_relative(found: list[Agreement]) -> float:
 
 
 def _is_float(dtype: np.dtype) -> bool:
-    return np.issubdtype(dtype, np.floating) or dtype.name == "bfloat16"
+    """numpy's floats and complex types, and ml_dtypes' (bfloat16, float8_*, float4_*)."""
+    return dtype.kind in "fc" or dtype.name.startswith(("bfloat16", "float"))
 
 
 def _finfo(dtype: np.dtype):
-    if dtype.name == "bfloat16":
+    if dtype.kind not in "fc":  # ml_dtypes' floats
         import ml_dtypes
 
         return ml_dtypes.finfo(dtype)
-    return np.finfo(dtype)
+    return np.finfo(dtype)  # a complex type: its parts'

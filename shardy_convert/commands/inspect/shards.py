@@ -43,8 +43,9 @@ def _tiled_shard(s: HloSharding, shape) -> Shard | None:
     for kind, size in zip(s.subgroups, groups):
         if size > 1:
             text += _SUBGROUP_WORDS[kind].format(size)
-    if uneven:
-        text += ", uneven (padded)"
+    if uneven:  # the global shape convert --pad-uneven gives it (passes/pad_uneven.py)
+        padded = tuple(p * d for p, d in zip(per, data))
+        text += f", uneven (padded to {dims_text(padded)}: convert --pad-uneven)"
     return Shard(per, math.prod(data), group, uneven, text)
 
 

@@ -219,6 +219,8 @@ typedef struct Ordered {
   const void *key; /* a PJRT_LoadedExecutable* or a PJRT_Executable* of one */
   size_t n;
   int32_t *order;        /* the plugin's partition k runs the caller's device list order[k] */
+  int identity;          /* order[k] == k: the caller's own order (nothing to permute on
+                          * Execute; the compiled shardings are still relabelled) */
   PJRT_Device **devices; /* addressable devices in the caller's order (made on first ask) */
   char *program;         /* the optimized program, shardings relabelled (made on first ask) */
   size_t program_size;
@@ -237,7 +239,8 @@ static void remember_order(const void *key, const int32_t *order, size_t n) {
     return;
   }
   memcpy(copy, order, n * sizeof(int32_t));
-  o->key = key, o->n = n, o->order = copy;
+  o->key = key, o->n = n, o->order = copy, o->identity = 1;
+  for (size_t k = 0; k < n; k++) o->identity &= order[k] == (int32_t)k;
   pthread_mutex_lock(&ordered_lock);
   o->next = ordered;
   ordered = o;
@@ -595,7 +598,8 @@ static PJRT_Error *loaded_executable_execute(PJRT_LoadedExecutable_Execute_Args 
                   "shardy-convert PJRT wrapper: PJRT_LoadedExecutable_Execute without options");
   if (e != NULL) return e;
   const Ordered *o = find_order(args->executable);
-  int permuted = o != NULL && args->num_devices == o->n && args->execute_device == NULL;
+  int permuted =
+      o != NULL && !o->identity && args->num_devices == o->n && args->execute_device == NULL;
   Execute x = {.call = args};
   if (permuted || args->options->struct_size < plugin_options_size) {
     x.call = copy_args(args, PJRT_LoadedExecutable_Execute_Args_STRUCT_SIZE);
