@@ -60,18 +60,35 @@ def _interrupt(args: list[str], delay: float, cwd: Path, group: bool = False):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=group,
+        # A terminal's Ctrl-C reaches a process whose SIGINT is the default: a shell that runs
+        # pytest in the background (`make test &`, CI runners) starts it with SIGINT ignored,
+        # which every child inherits and Python then keeps.
+        preexec_fn=_default_sigint,
     )
-    time.sleep(delay)
-    if child.poll() is not None:
-        _, err = child.communicate()
-        pytest.fail(f"exit {child.returncode} before the signal (make its input larger): {err}")
-    sent = time.monotonic()
-    if group:
-        os.killpg(child.pid, signal.SIGINT)
-    else:
-        child.send_signal(signal.SIGINT)
-    _, err = child.communicate(timeout=60)
+    with child:
+        try:
+            time.sleep(delay)
+            if child.poll() is not None:
+                _, err = child.communicate()
+                pytest.fail(
+                    f"exit {child.returncode} before the signal (make its input larger): {err}"
+                )
+            sent = time.monotonic()
+            if group:
+                os.killpg(child.pid, signal.SIGINT)
+            else:
+                child.send_signal(signal.SIGINT)
+            _, err = child.communicate(timeout=60)
+        finally:  # a child that outlived a failed assertion takes its workers with it
+            if child.poll() is None and group:
+                os.killpg(child.pid, signal.SIGKILL)
+            elif child.poll() is None:
+                child.kill()
     return child.returncode, err.decode(errors="replace"), time.monotonic() - sent
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _assert_ended_cleanly(code: int, err: str, seconds: float, cwd: Path) -> None:

@@ -8,14 +8,10 @@ import json
 
 from click.testing import CliRunner
 
-from shardy_convert.cli.inspect import inspect_command
 from shardy_convert.cli.main import main
 from shardy_convert.sharding import parse
 
 from ..conftest import TESTDATA
-
-if "inspect" not in main.commands:  # until cli.py registers it itself
-    main.add_command(inspect_command)
 
 DEVICE_IDS = TESTDATA / "v3" / "device_ids.v3.mlir"
 FORK = """\
