@@ -63,6 +63,9 @@ def interrupting_hook(code: bytes, form: bytes, options: bytes):
 def ctrl_c_in_conversion(delay: str, catch: str = "catch") -> None:
     """Ctrl-C during the conversion of the first program: torch_xla's sync must raise it as
     KeyboardInterrupt (caught here, or left to end the process)."""
+    # Ctrl-C as a terminal delivers it: Python's handler, also where this process inherited
+    # SIGINT ignored (a suite run in the background), which Python then keeps.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     os.environ["SHARDY_CONVERT_HOOK"] = "e2e.fault_programs:interrupting_hook"
     os.environ["SHARDY_CONVERT_SIGINT_AFTER"] = delay
     handle = _use_plugin()
