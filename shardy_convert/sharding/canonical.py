@@ -44,7 +44,8 @@ def canonical(sharding: HloSharding) -> HloSharding:
 def device_list_spelling(text: str) -> str:
     """The placement of `text` spelled as torch_xla's built-in runtime prints it: a tiling as
     an explicit device list, each replication group ascending (XLA sorts them), the iota form
-    expanded; everything else (`""`, `{replicated}`, `{manual}`, maximal) as given.
+    expanded; everything else (`""`, `{replicated}`, `{manual}`, maximal, and a tiling of one
+    device, `{devices=[1]<=[1]}`, which no V1 list can spell) as given.
 
     torch_xla writes every sharding as a V1 list and GSPMD keeps those lists, so
     `_get_xla_sharding_spec` reads `{devices=[1,8]0,1,2,3,4,5,6,7}` on the built-in runtime;
@@ -67,5 +68,7 @@ def _device_list(sharding: HloSharding) -> HloSharding:
     if sharding.kind is not Kind.TILED or collapsed_kind(sharding) is not None:
         return sharding
     grid = sharding._placement_array()
+    if grid.size == 1:  # a one-device tiling has no device-list form: XLA refuses [1]0
+        return sharding
     tiles = Tiles._trusted(sharding.tiles.dims, devices=grid.tolist(), array=grid)
     return HloSharding(Kind.TILED, tiles, sharding.subgroups)

@@ -39,7 +39,17 @@ def test_a_tiling_reads_as_gspmds_device_list(shardy, built_in):
     assert device_list_spelling(shardy) == built_in
 
 
-@pytest.mark.parametrize("text", ["", "{replicated}", "{manual}", "{maximal device=3}"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "{replicated}",
+        "{manual}",
+        "{maximal device=3}",
+        "{devices=[1]<=[1]}",
+        "{devices=[1,1]<=[1]}",
+    ],
+)
 def test_what_is_no_tiling_is_left_as_torch_xla_wrote_it(text):
     assert device_list_spelling(text) == text
 
