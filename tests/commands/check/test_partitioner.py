@@ -1,7 +1,6 @@
 """Which partitioner XLA really compiled a program with (check's `Compiled.partitioner`): from
 XLA's log line where its warnings reach us, from its own predicate where they are hidden (the
-suite runs with TF_CPP_MIN_LOG_LEVEL=2). Ported from the newest-jax branch's
-tests/commands/test_partitioner.py (the same tests, on the xla floor's compile)."""
+suite runs with TF_CPP_MIN_LOG_LEVEL=2)."""
 
 from __future__ import annotations
 
