@@ -218,6 +218,7 @@ def _runtime() -> str:
     """Where the program runs: torch_xla's device type and the partitioner behind it."""
     import torch_xla.runtime as xr
 
-    device = xr.device_type() or "?"
-    through = registration.installed_name()
-    return f"{device} ({'Shardy, use_plugin' if device == through else 'GSPMD'})"
+    device = xr.device_type() or "?"  # "CPU" for a wrapper registered as "CPU_SHARDY"
+    through = registration.installed_device_type()
+    wrapped = through is not None and os.environ.get("PJRT_DEVICE", "").upper() == through
+    return f"{device} ({'Shardy, use_plugin' if wrapped else 'GSPMD'})"

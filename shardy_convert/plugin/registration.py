@@ -42,10 +42,11 @@ def once(settings: Settings, install: Callable[[], Any]) -> Any:
         return handle
 
 
-def installed_name() -> str | None:
-    """The device name `use_plugin` registered the wrapper under (`SHARDY`), None before."""
+def installed_device_type() -> str | None:
+    """The device type `use_plugin` registered the wrapper under (`SHARDY`, `CPU_SHARDY`: what
+    it set PJRT_DEVICE to), None before."""
     installed = _installed
-    return None if installed is None else installed[0].name
+    return None if installed is None else installed[0].device_type.upper()
 
 
 def _again(settings: Settings, handle: Any, asked: Settings) -> Any:
