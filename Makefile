@@ -10,6 +10,8 @@ EDITABLE := PYTHONWARNINGS='ignore:Editable installation'
 # the e2e suite, `make testdata`, `make examples`, the bench inputs and users' own programs.
 TORCH_VENV ?= .venv-torch
 TORCH_PY := $(TORCH_VENV)/bin/python
+# The torchax of the torch-xla extra (pyproject.toml; tests/test_makefile.py checks they agree).
+TORCHAX := 0.0.7
 # The oldest supported jax/jaxlib (what torch-xla[pallas]==2.9.0 pins) in a venv of its own,
 # made from the project's own files: `make test` runs the suite there too. Reinstalled when
 # pyproject.toml or setup.py change.
@@ -76,8 +78,13 @@ test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileChe
 # The e2e suite, the test data and the plugin example also need the test tools and the
 # xla-cpu-pjrt plugin in the torch venv: every target that uses the venv depends on this stamp.
 TORCH_E2E := $(TORCH_VENV)/.e2e-installed
+# torch-xla 2.9.0's wheel carries its own copy of torchax (0.0.6, which imports flax at import):
+# whichever of the two pip writes last wins, so torchax 0.0.7 (the extra's pin) is written again
+# after it. Without that, xs.shard_as fails with "Jax is required for this feature".
 $(TORCH_E2E): $(TORCH_PY) pyproject.toml setup.py
 	$(EDITABLE) $(TORCH_VENV)/bin/pip install --quiet -e '.[torch-xla,test]'
+	$(TORCH_VENV)/bin/pip install --quiet --no-deps --force-reinstall 'torchax==$(TORCHAX)'
+	$(TORCH_PY) -c "import torchax; assert torchax.__version__ == '$(TORCHAX)', torchax.__version__"
 	@touch $@
 
 install-torch: $(TORCH_E2E) ## create .venv-torch: torch 2.9.0 and torch-xla 2.9.0 beside shardy-convert and its test tools (~8 GB)

@@ -103,7 +103,10 @@ RUNS = {
         r"^\.venv/bin/mkdocs build --strict --site-dir build/site$",
     ],
     "test-e2e": [r"^\.venv-torch/bin/python -m pytest -q -p no:cacheprovider e2e$"],
-    "install-torch": [r"\.venv-torch/bin/pip install --quiet -e '\.\[torch-xla,test\]'$"],
+    "install-torch": [
+        r"\.venv-torch/bin/pip install --quiet -e '\.\[torch-xla,test\]'$",
+        r"\.venv-torch/bin/pip install --quiet --no-deps --force-reinstall 'torchax==[\d.]+'$",
+    ],
     "docs": [
         r"^\.venv/bin/python docs/make_reference\.py$",
         r"^\.venv/bin/mkdocs build --strict --site-dir build/site$",
@@ -201,3 +204,10 @@ def test_clean_keeps_the_venv_and_distclean_removes_the_built_wrapper():
     stale = [g for g in globs if "/" in g and not (ROOT / os.path.dirname(g)).is_dir()]
     stale = [g for g in stale if not g.startswith((".venv", "bench/out"))]
     assert not stale, stale
+
+
+def test_the_torchax_written_over_torch_xlas_copy_is_the_extras():
+    """torch-xla 2.9.0's wheel carries torchax 0.0.6: the torch venv's recipe writes the extra's
+    torchax again after it, the version the extra pins."""
+    pinned = re.search(r'"torchax==([^"]+)"', (ROOT / "pyproject.toml").read_text()).group(1)
+    assert re.search(rf"^TORCHAX := {re.escape(pinned)}$", MAKEFILE, re.M), pinned

@@ -173,8 +173,10 @@ def _source(report: Report, sent, error: ShardyConvertError | None) -> tuple[str
 
 
 def _order(order: bytes) -> str:
+    """The device order sent back with a program, "-" for none or the identity (the wrapper
+    sends the caller's own order back too: it relabels the compiled shardings with it)."""
     ids = struct.unpack(f"<{len(order) // 4}i", order) if order else ()
-    return ",".join(map(str, ids)) or "-"
+    return "-" if list(ids) == list(range(len(ids))) else ",".join(map(str, ids))
 
 
 def _is_text(data: bytes) -> bool:
