@@ -41,7 +41,7 @@ def test_use_plugin_without_torch_xla_says_what_to_install_and_changes_nothing(n
         f"torch and torch_xla 2.9 beside shardy-convert ({INSTALL})"
     )
     assert dict(os.environ) == before  # no PJRT_DEVICE, no settings' encoding
-    assert registration.installed_name() is None
+    assert registration.installed_device_type() is None
 
 
 def test_bad_arguments_are_still_usage_errors_first(no_torch_xla, tmp_path):
