@@ -49,8 +49,13 @@ def test_graph_compiles_to_the_same_program(entry, graph, compiled_testdata):
     # The global mesh, or only maximal meshes for a program placed whole on one device.
     assert "sdy.mesh @mesh" in converted or "maximal" in entry["forms"]
     report = compare_compiled(gspmd, shardy, graph, converted)
-    if entry.get("xla_bug") and jaxlib.__version__ == "0.10.2":  # the bug the manifest names
-        assert report.verdict is Verdict.COMPILER_DIFFERS, str(report)
+    if entry.get("xla_bug"):  # the bug the manifest names, measured on jaxlib 0.10.2
+        # jaxlib 0.7.1 has it too; a jaxlib with it fixed compiles the same program. Never
+        # "conversion differs".
+        known = (Verdict.COMPILER_DIFFERS,)
+        if jaxlib.__version__ != "0.10.2":
+            known += (Verdict.SAME, Verdict.REASSOCIATED)
+        assert report.verdict in known, str(report)
         return
     # Not just `report.ok`: a compiler difference would be an XLA bug met in our own testdata.
     assert report.verdict in (Verdict.SAME, Verdict.REASSOCIATED), str(report)

@@ -129,14 +129,18 @@ def _open_dims(site: Site) -> frozenset[int]:
 
 
 def _constant_text(op: ir.Operation) -> str:
-    """A constant's value as written (`dense<1.0> : tensor<f32>`). jaxlib 0.10.2's bindings
-    cannot cast a complex dense attribute (TypeError: "Can't cast unknown element type
-    DenseTypedElementsAttr"; HF Llama-4's rotary constants): its text is then the op's own.
-    (Iterating such an op's attributes as NamedAttributes aborts the process: never done.)"""
-    try:
-        return str(op.attributes["value"])
-    except TypeError:
-        return str(op).split("stablehlo.constant ", 1)[-1]
+    """A constant's value as written (`dense<1.0> : tensor<f32>`). A complex constant (HF
+    Llama-4's rotary constants) is never read as an attribute: the bindings cast it to a typed
+    dense attribute they do not have, a TypeError in jaxlib 0.10.2 ("Can't cast unknown element
+    type DenseTypedElementsAttr") and a process abort in 0.7.1 (so is iterating such an op's
+    attributes as NamedAttributes, in both): its text is the op's own, after the op name."""
+    element = str(ir.ShapedType(op.results[0].type).element_type)  # the same in every jaxlib
+    if not element.startswith("complex<"):
+        try:
+            return str(op.attributes["value"])
+        except TypeError:  # another element type these bindings cannot cast
+            pass
+    return str(op).split("stablehlo.constant ", 1)[-1]
 
 
 def _func_structure(func: ir.Operation) -> list[Op]:
