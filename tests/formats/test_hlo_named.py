@@ -7,7 +7,9 @@ import pytest
 from jax._src.lib import xla_client
 
 from shardy_convert import convert
+from shardy_convert.errors import NoShardyFormError
 from shardy_convert.formats import hlo, hlo_named, hlo_proto
+from shardy_convert.ir.compat import single_device_arguments_refused
 from shardy_convert.ir.parse import new_context, parse_module, print_module
 from shardy_convert.sharding import parse
 
@@ -121,7 +123,17 @@ def test_a_tuple_op_sharding_written_here_is_read_by_xla_as_the_same():
 
 
 def test_convert_reads_the_text_on_this_jaxlib():
-    converted = convert(TEXT, num_devices=8)
+    # From jaxlib 0.11.2, Shardy has no form for the single-device result beside the others
+    # (ir/compat.py): that leaf is refused there, located; the named ones convert everywhere.
+    if single_device_arguments_refused():
+        with pytest.raises(NoShardyFormError, match=r"result 1 of @main: .*single-device"):
+            convert(TEXT, num_devices=8)
+    text = (
+        TEXT
+        if not single_device_arguments_refused()
+        else TEXT.replace("{single_device[device_id=3]}", "{replicated}")
+    )
+    converted = convert(text, num_devices=8)
     assert 'sdy.mesh @mesh = <["a"=2, "b"=4], device_ids=[3, 6, 0, 5, 1, 7, 2, 4]>' in converted
     assert '[{"a"}, {"b", ?}]' in converted
 
