@@ -34,6 +34,7 @@ from .passes.pipeline import import_round_trip
 
 if TYPE_CHECKING:
     from .passes.match_gspmd_boundary import MatchGspmdBoundaryPass, Outcome
+    from .passes.match_gspmd_propagation import MatchGspmdPropagationPass, PropagationOutcome
 
 
 @dataclass(frozen=True)
@@ -41,10 +42,12 @@ class ConvertRequest:
     """One conversion, as `convert()`, the command line and the plugin ask for it: the passes
     that carry its options (`importer`, the conversion's import-shardings; `matcher`, a
     match-gspmd-boundary to run before it, compiling with the importer's device count, mesh
-    and propagation options) and what becomes of the result (see `convert`)."""
+    and propagation options; `propagation`, a match-gspmd-propagation after it) and what
+    becomes of the result (see `convert`)."""
 
     importer: ImportShardingsPass = field(default_factory=ImportShardingsPass)
     matcher: MatchGspmdBoundaryPass | None = None
+    propagation: MatchGspmdPropagationPass | None = None
     emit: str | None = None
     target_version: str | None = None
     imported: bool = False
@@ -54,7 +57,9 @@ class ConvertRequest:
 
     @property
     def pipeline(self) -> pipeline.Pipeline:
-        return pipeline.conversion(self.importer, self.matcher, self.pad_uneven)
+        return pipeline.conversion(
+            self.importer, self.matcher, self.pad_uneven, propagation=self.propagation
+        )
 
     def run(self, module: str | bytes) -> str | bytes:
         """`convert()` as the command line runs it: a module written as it came says so."""
@@ -90,6 +95,7 @@ def convert(
     boundary_cache: str | os.PathLike | bool | None = None,
     filename: str | None = None,
     pad_uneven: bool = False,
+    match_gspmd_propagation: bool = False,
 ) -> str | bytes:
     """Converts a GSPMD module (MLIR text, bytecode or portable artifact; or XLA's HLO text or
     module proto, `formats.hlo`, which comes back as MLIR text by default) to Shardy.
@@ -135,6 +141,14 @@ def convert(
         module (seconds; cached in memory). Where XLA does not compile the module or a
         chosen sharding has no faithful Shardy form, those values stay open for Shardy's
         propagation, with a ShardyConvertWarning.
+    match_gspmd_propagation: compile the module with GSPMD and, round by round, its Shardy
+        conversion (jaxlib's CPU client, the device count and propagation options above),
+        and pin GSPMD's decision as a sharding constraint on each value where Shardy's
+        propagation departs from GSPMD's (passes/match_gspmd_propagation.py), so that Shardy
+        compiles GSPMD's program; GSPMD's boundary is matched too (it implies
+        match_gspmd_boundary). Costs GSPMD's compiles and a Shardy compile per round.
+        Values it cannot pin (no Shardy form) stay as Shardy decides them, with a
+        ShardyConvertWarning naming them.
     boundary_cache: also keep GSPMD's choices in this directory across processes (True:
         the user cache dir, `~/.cache/shardy-convert/gspmd-boundary`).
     filename: the module's file name, for messages: `str(e)` reads `model.mlir:1:17: arg 0
@@ -161,7 +175,8 @@ def convert(
             ),
             strict=strict,
         ),
-        _matcher(boundary_cache) if match_gspmd_boundary else None,
+        _matcher(boundary_cache) if match_gspmd_boundary or match_gspmd_propagation else None,
+        _propagation() if match_gspmd_propagation else None,
         emit=emit,
         target_version=target_version,
         imported=imported,
@@ -209,6 +224,10 @@ def _convert(
                 from .passes.match_gspmd_boundary import Outcome
 
                 _warn_boundary(found.of(Outcome))
+            if request.propagation is not None:
+                from .passes.match_gspmd_propagation import PropagationOutcome
+
+                _warn_propagation(found.of(PropagationOutcome))
         return _same_type(formats.save(mod, emit, target_version, has_locations(module)), module)
 
 
@@ -218,6 +237,21 @@ def _matcher(boundary_cache: str | os.PathLike | bool | None) -> MatchGspmdBound
     from .passes.match_gspmd_boundary import MatchGspmdBoundaryPass
 
     return MatchGspmdBoundaryPass(boundary_cache=_cache_dir(boundary_cache))
+
+
+def _propagation() -> MatchGspmdPropagationPass:
+    """match-gspmd-propagation, imported only when asked for (see convert)."""
+    from .passes.match_gspmd_propagation import MatchGspmdPropagationPass
+
+    return MatchGspmdPropagationPass()
+
+
+def _warn_propagation(outcome: PropagationOutcome | None) -> None:
+    if outcome is None or outcome.complete:
+        return
+    warnings.warn(
+        f"GSPMD's propagation is not matched everywhere: {outcome}", ShardyConvertWarning, 2
+    )
 
 
 def _mesh_options(mesh, device_ids, meshes) -> dict:

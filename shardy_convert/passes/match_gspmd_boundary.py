@@ -81,7 +81,7 @@ class MatchGspmdBoundaryPass:
             return Outcome(len(values), reason="nothing to match on one device")
         try:
             boundary = gspmd_boundary(
-                _bytecode(module),
+                module_bytecode(module),
                 count,
                 compile_options=self.compile_options,
                 propagate_to_parameters=self.allow_spmd_sharding_propagation_to_parameters,
@@ -135,13 +135,8 @@ class MatchGspmdBoundaryPass:
         return found
 
     def _device_count(self, module: ir.Operation, shardings: list[HloSharding]) -> int | None:
-        from ..ir.walker import num_partitions
-
-        count = self.num_devices or num_partitions(module)
-        plan = plan_mesh(shardings, num_devices=count, hint=self.mesh)
-        if not plan.device_count_known and self.fallback_devices:
-            return self.fallback_devices
-        return plan.mesh.size if plan.device_count_known else None
+        count = device_count(module, shardings, self.num_devices, self.mesh)
+        return count if count is not None else self.fallback_devices
 
     def _trial(self, module: ir.Operation) -> str | None:
         """Why import-shardings refuses the module with the pins (a mesh of the user's that
@@ -156,7 +151,22 @@ class MatchGspmdBoundaryPass:
         return None
 
 
-def _bytecode(module: ir.Operation) -> bytes:
+def device_count(
+    module: ir.Operation,
+    shardings: list[HloSharding],
+    num_devices: int | None,
+    mesh: tuple[tuple[str, int], ...] | None,
+) -> int | None:
+    """The devices the module runs on, as the import will plan its mesh (`num_devices`, else
+    the module's `mhlo.num_partitions`, else what its shardings say); None when nothing says."""
+    from ..ir.walker import num_partitions
+
+    count = num_devices or num_partitions(module)
+    plan = plan_mesh(shardings, num_devices=count, hint=mesh)
+    return plan.mesh.size if plan.device_count_known else None
+
+
+def module_bytecode(module: ir.Operation) -> bytes:
     import io
 
     buffer = io.BytesIO()

@@ -177,14 +177,20 @@ def build(pipeline: str | Sequence[str | Step], defaults: Mapping | None = None)
     return tuple(out)
 
 
-def conversion(importer: ImportShardingsPass, matcher=None, pad_uneven: bool = False) -> Pipeline:
+def conversion(
+    importer: ImportShardingsPass, matcher=None, pad_uneven: bool = False, propagation=None
+) -> Pipeline:
     """CONVERT_PIPELINE with `importer` (the conversion's options) as its import-shardings;
     with `matcher` (a MatchGspmdBoundaryPass), GSPMD's boundary is pinned first, compiled
     with the importer's device count, mesh and propagation options (`matcher.like`); with
-    `pad_uneven`, pad-uneven before all (uneven tilings in GSPMD's padded layout, still
-    GSPMD: the matcher compiles that)."""
+    `propagation` (a MatchGspmdPropagationPass), GSPMD's decisions inside the program are
+    pinned next, where Shardy's depart from them (after the boundary: the boundary's pins
+    decide what it compares); with `pad_uneven`, pad-uneven before all (uneven tilings in
+    GSPMD's padded layout, still GSPMD: the matchers compile that)."""
     at = CONVERT_PIPELINE.index(ImportShardingsPass.NAME)
     first = () if matcher is None else (matcher.like(importer),)
+    if propagation is not None:
+        first = (*first, propagation.like(importer))
     pad = build(["pad-uneven"]) if pad_uneven else ()
     before, after = build(CONVERT_PIPELINE[:at]), build(CONVERT_PIPELINE[at + 1 :])
     return (*pad, *first, *before, importer, *after)

@@ -26,6 +26,7 @@ _WHERE = {
     "iota-mesh": "iota_mesh:IotaMeshPass",
     "single-device-program": "single_device_program:SingleDeviceProgramPass",
     "match-gspmd-boundary": "match_gspmd_boundary:MatchGspmdBoundaryPass",
+    "match-gspmd-propagation": "match_gspmd_propagation:MatchGspmdPropagationPass",
 }
 
 

@@ -1,0 +1,321 @@
+"""match-gspmd-propagation: GSPMD's decisions pinned where Shardy's propagation departs from
+them, as `@Sharding` calls the import turns into `sdy.sharding_constraint`s, so that Shardy
+compiles the program GSPMD compiles."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
+
+from ..errors import ShardyConvertError
+from ..formats.propagation_diff import Comparison, Divergence, compare
+from ..ir.analyses import Analyses
+from ..ir.bindings import ir
+from ..ir.op_tags import TaggedOp, ops_in_order, tag_ops
+from ..ir.pipeline import run_pipeline
+from ..ir.walker import SHARDING
+from ..sharding import Kind, SubgroupType, parse
+from ..xla.options import compile_options
+from ..xla.propagation import compile_propagated
+from .import_custom_calls import ImportCustomCallsPass
+from .import_sharding_groups import ImportShardingGroupsPass
+from .import_shardings import ImportShardingsPass
+from .match_gspmd_boundary import device_count, module_bytecode
+
+# What the conversion runs after this pass, as far as XLA's compile of a trial needs it.
+_AFTER = ("sdy-lift-inlined-meshes", "sdy-manual-axes-cleanup")
+_PIN_NAME = "sc.pin"  # the pins' location: no op tag, so no side compares them
+
+
+@dataclass(frozen=True)
+class Pin:
+    """Op `op` of the module (`name`, at `location`) pinned to GSPMD's `sharding`."""
+
+    op: int
+    name: str
+    location: str | None
+    sharding: str
+
+    def __str__(self) -> str:
+        where = f" at {self.location}" if self.location else ""
+        return f"op {self.op} ({self.name}{where}) pinned to {self.sharding}"
+
+
+@dataclass(frozen=True)
+class Unpinned:
+    """A divergence left as Shardy decides it, and why."""
+
+    op: int
+    name: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"op {self.op} ({self.name}): {self.why}"
+
+
+@dataclass(frozen=True)
+class PropagationOutcome:
+    """What the pass did (what its `run` returns): the `pins` it wrote, the divergences it
+    left (`unpinned`, each with its reason), how many values still diverge after the last
+    round (`remaining`), the Shardy compiles it took (`rounds`) and their time."""
+
+    pins: tuple[Pin, ...] = ()
+    unpinned: tuple[Unpinned, ...] = ()
+    remaining: int = 0
+    rounds: int = 0
+    seconds: float = 0.0
+    reason: str | None = None
+    unmatched: int = field(default=0)
+
+    @property
+    def complete(self) -> bool:
+        """Every divergence pinned: nothing left, nothing refused."""
+        return self.reason is None and not self.unpinned and not self.remaining
+
+    def __str__(self) -> str:
+        text = (
+            f"{len(self.pins)} pin{'' if len(self.pins) == 1 else 's'}, "
+            f"{self.remaining} value{'' if self.remaining == 1 else 's'} still differ "
+            f"after {self.rounds} round{'' if self.rounds == 1 else 's'}; {self.seconds:.3f} s"
+        )
+        if self.unpinned:
+            text += f"; {len(self.unpinned)} not pinned: {self.unpinned[0]}"
+        return text if self.reason is None else f"{text}; {self.reason}"
+
+
+@dataclass(frozen=True)
+class MatchGspmdPropagationPass:
+    """Compiles the module with GSPMD and, round by round, the module converted with Shardy
+    (jaxlib's CPU client, XLA dumping each partitioner's decisions after propagation); where
+    a value's sharding differs and none of its operands' does (the divergence starts there),
+    writes GSPMD's decision as a `stablehlo.custom_call @Sharding` on that value, until
+    nothing differs or nothing more can be pinned. A value whose GSPMD sharding has no Shardy
+    form (manual, uneven, not a view of the mesh) is left unpinned, and the returned
+    `PropagationOutcome` says which and why; a module XLA does not compile is left as it is."""
+
+    NAME: ClassVar[str] = "match-gspmd-propagation"
+    num_devices: int | None = None
+    fallback_devices: int | None = None
+    mesh: tuple[tuple[str, int], ...] | None = None
+    allow_spmd_sharding_propagation_to_parameters: bool | tuple[bool, ...] = False
+    allow_spmd_sharding_propagation_to_output: bool | tuple[bool, ...] = True
+    compile_options: bytes | None = None  # the plugin's CompileOptionsProto, if any
+    max_rounds: int = 8
+
+    def like(self, importer: ImportShardingsPass) -> MatchGspmdPropagationPass:
+        """This pass compiling the module as `importer` will read it."""
+        return replace(
+            self,
+            num_devices=importer.num_devices,
+            fallback_devices=importer.fallback_devices,
+            mesh=importer.mesh,
+            allow_spmd_sharding_propagation_to_parameters=(
+                importer.allow_spmd_sharding_propagation_to_parameters
+            ),
+            allow_spmd_sharding_propagation_to_output=importer.allow_spmd_sharding_propagation_to_output,
+        )
+
+    def run(self, module: ir.Operation, analyses: Analyses | None = None) -> PropagationOutcome:
+        importer = self._importer()
+        found = importer.check(module)  # XLA aborts on some malformed shardings: checked first
+        count = device_count(module, [s for _, s in found], self.num_devices, self.mesh)
+        count = count or self.fallback_devices
+        if count is None or count == 1:
+            return PropagationOutcome(reason="nothing to match on one device")
+        work = module.clone()
+        try:
+            return self._match(module, work.operation, count)
+        finally:
+            work.operation.erase()
+
+    def _match(self, module: ir.Operation, work: ir.Operation, count: int) -> PropagationOutcome:
+        table = tag_ops(work)
+        ops = ops_in_order(work)  # before any pin: positions are the tags' numbers
+        start = time.perf_counter()
+        try:
+            gspmd = self._compile(work, count, shardy=False)
+        except ShardyConvertError as e:
+            return PropagationOutcome(reason=f"GSPMD does not compile it: {e.message}")
+        pins: dict[int, Pin] = {}
+        unpinned: dict[int, Unpinned] = {}
+        rounds, comparison = 0, None
+        while rounds < self.max_rounds:
+            rounds += 1
+            try:
+                comparison = compare(gspmd, self._compile(self._converted(work), count, True))
+            except ShardyConvertError as e:
+                return self._outcome(module, pins, unpinned, comparison, rounds, start, e.message)
+            new = self._candidates(comparison, table, pins, unpinned, count)
+            if not new:
+                break
+            made = [_pin(ops[pin.op], pin.sharding, tagged=True) for pin in new]
+            if self._refused(work) is not None:  # then each alone: keep those it takes
+                for call in made:
+                    _unpin(call)
+                new = self._accepted(work, ops, new, unpinned)
+            pins.update({p.op: p for p in new})
+            if not new:
+                break
+        return self._outcome(module, pins, unpinned, comparison, rounds, start, None)
+
+    def _candidates(self, comparison, table, pins, unpinned, count) -> list[Pin]:
+        """The divergences that start a chain and can be pinned; the others recorded."""
+        new = []
+        needless = {k for k, u in unpinned.items() if not u.why}
+        for d in comparison.divergences:
+            if d.op in pins or d.op in unpinned or not set(d.after) <= needless:
+                continue
+            op = table[d.op]
+            why = _unpinnable(d, op, count)
+            if why is None:
+                new.append(Pin(d.op, op.name, op.location, d.gspmd))
+            else:  # "" (needs no pin) is kept too: what follows it may start a chain
+                unpinned[d.op] = Unpinned(d.op, op.name, why)
+                if not why:
+                    needless.add(d.op)
+        return new
+
+    def _outcome(self, module, pins, unpinned, comparison, rounds, start, reason):
+        ops = ops_in_order(module)
+        for pin in pins.values():
+            _pin(ops[pin.op], pin.sharding, tagged=False)
+        needless = {k for k, u in unpinned.items() if not u.why}
+        left = [
+            d
+            for d in (comparison.divergences if comparison is not None else ())
+            if d.op not in pins and d.op not in needless
+        ]
+        return PropagationOutcome(
+            tuple(pins.values()),
+            tuple(u for u in unpinned.values() if u.why),
+            len(left),
+            rounds,
+            time.perf_counter() - start,
+            reason,
+            0 if comparison is None else len(comparison.unmatched),
+        )
+
+    def _importer(self) -> ImportShardingsPass:
+        return ImportShardingsPass(
+            num_devices=self.num_devices,
+            fallback_devices=self.fallback_devices,
+            mesh=self.mesh,
+            allow_spmd_sharding_propagation_to_parameters=(
+                self.allow_spmd_sharding_propagation_to_parameters
+            ),
+            allow_spmd_sharding_propagation_to_output=self.allow_spmd_sharding_propagation_to_output,
+            strict=True,
+        )
+
+    def _accepted(self, work, ops, new: list[Pin], unpinned: dict) -> list[Pin]:
+        """The pins the import takes one at a time (left in `work`); the others recorded."""
+        kept = []
+        for pin in new:
+            call = _pin(ops[pin.op], pin.sharding, tagged=True)
+            refused = self._refused(work)
+            if refused is None:
+                kept.append(pin)
+                continue
+            _unpin(call)
+            unpinned[pin.op] = Unpinned(pin.op, pin.name, refused)
+        return kept
+
+    def _converted(self, work: ir.Operation) -> ir.Operation:
+        """A copy of `work` converted as the conversion will (the caller erases it)."""
+        copy = work.clone()
+        steps = (ImportShardingGroupsPass(), self._importer(), ImportCustomCallsPass(), *_AFTER)
+        run_pipeline(copy, steps)
+        return copy
+
+    def _refused(self, work: ir.Operation) -> str | None:
+        try:
+            self._converted(work).erase()
+        except ShardyConvertError as e:
+            return f"GSPMD's shardings have no Shardy form here: {e.message}"
+        return None
+
+    def _compile(self, module: ir.Operation, count: int, shardy: bool) -> str:
+        options = compile_options(
+            count,
+            shardy=shardy,
+            propagate_to_parameters=self.allow_spmd_sharding_propagation_to_parameters,
+            propagate_to_output=self.allow_spmd_sharding_propagation_to_output,
+            proto=self.compile_options,
+            optimize=False,
+        )
+        try:
+            return compile_propagated(module_bytecode(module), count, options, shardy=shardy).hlo
+        finally:
+            if shardy:
+                module.erase()
+
+
+def _unpinnable(d: Divergence, op: TaggedOp, count: int) -> str | None:
+    """Why a divergence is not pinned: "" for one that needs no pin (a constant is made on
+    every device where it is used), a reason for one that cannot be, None if it can."""
+    if op.name == "stablehlo.constant":
+        return ""
+    if len(op.results) != 1 or op.results[0] is None:
+        return f"an op of {len(op.results)} results: Shardy pins one value at a time"
+    shape, _ = op.results[0]
+    if _dims(d.shape) != shape:
+        return f"XLA's {d.opcode} {d.shape} is not the op's result"
+    try:
+        sharding = parse(d.gspmd)
+    except ShardyConvertError as e:
+        return f"GSPMD's {d.gspmd} does not parse: {e.message}"
+    if sharding.kind is Kind.MANUAL or SubgroupType.MANUAL in sharding.subgroups:
+        return "inside a manual region (GSPMD's sharding is manual)"
+    if sharding.kind is Kind.TILED and not sharding.is_replicated:
+        if sharding.num_devices != count:
+            return f"GSPMD's {d.gspmd} spans {sharding.num_devices} devices, not {count}"
+        if any(size % ways for size, ways in zip(shape, sharding.data_dims)):
+            return f"GSPMD's {d.gspmd} is uneven here (GSPMD pads it; Shardy has no such form)"
+    if sharding.kind not in (Kind.TILED, Kind.REPLICATED):
+        return f"GSPMD's {d.gspmd} is {sharding.kind.name.lower()}"
+    return None
+
+
+def _dims(shape: str) -> tuple[int, ...] | None:
+    """`f32[8,16]` -> (8, 16); None for a tuple or a dynamic shape."""
+    if shape.startswith("(") or "[" not in shape:
+        return None
+    inside = shape[shape.index("[") + 1 : shape.rindex("]")]
+    try:
+        return tuple(int(x) for x in inside.split(",") if x)
+    except ValueError:
+        return None
+
+
+def _unpin(call: ir.Operation) -> None:
+    """Undoes `_pin`: the pinned value's uses read it directly again."""
+    call.results[0].replace_all_uses_with(call.operands[0])
+    call.erase()
+
+
+def _pin(op: ir.Operation, sharding: str, *, tagged: bool) -> ir.Operation:
+    """`@Sharding(result)` with `sharding` after `op`; every other use of the result reads the
+    pinned value. In the tagged copy the call is named apart, so XLA's view of it is no op's."""
+    value = op.results[0]
+    loc = ir.Location.name(_PIN_NAME, childLoc=op.location) if tagged else op.location
+    call = ir.Operation.create(
+        "stablehlo.custom_call",
+        results=[value.type],
+        operands=[value],
+        attributes={
+            "call_target_name": ir.StringAttr.get("Sharding"),
+            "backend_config": ir.StringAttr.get(""),
+            SHARDING: ir.StringAttr.get(sharding),
+        },
+        loc=loc,
+        ip=ir.InsertionPoint(op),
+    )
+    call.move_after(op)  # made before `op` (InsertionPoint.after is not on every release)
+    for use in list(value.uses):
+        if use.owner != call:
+            use.owner.operands[use.operand_number] = call.result
+    return call
+
+
+__all__ = ["Comparison", "MatchGspmdPropagationPass", "Pin", "PropagationOutcome", "Unpinned"]
