@@ -81,6 +81,13 @@ from .params import (
     help="Give uneven shardings GSPMD's padded global shape in both programs first (as convert "
     "--pad-uneven and the plugin do): compares the programs that take GSPMD's buffers.",
 )
+@click.option(
+    "--suggest",
+    is_flag=True,
+    help="For a graph whose Shardy program costs differently, find the fewest pins that give "
+    "GSPMD's program (as convert --match-gspmd-propagation does) and print each as the "
+    "xs.mark_sharding line a torch_xla program adds.",
+)
 @match_gspmd_boundary_option
 def check(
     inputs,
@@ -93,6 +100,7 @@ def check(
     values,
     reproducer,
     pad_uneven,
+    suggest,
     match_gspmd_boundary,
 ) -> None:
     """Convert, compile original (GSPMD) and result (Shardy) on the CPU PJRT client, compare
@@ -111,7 +119,7 @@ def check(
         options["match_gspmd_boundary"] = match_gspmd_boundary
         options["pad_uneven"] = pad_uneven
         options |= {"max_cost_ratio": max_cost_ratio, "progress": status}
-        options["given"] = Given(*(values or (None, "")), reproducer)
+        options["given"] = Given(*(values or (None, "")), reproducer, suggest)
         for graph in check_inputs(inputs, **options):
             status.clear()
             checks.append(graph)

@@ -22,6 +22,7 @@ from .params import (
     check_mesh_options,
     inputs_argument,
     match_gspmd_boundary_option,
+    match_gspmd_propagation_option,
     mesh_file_option,
     mesh_option,
     num_devices_option,
@@ -177,6 +178,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     "inside): the program takes the per-device buffers GSPMD's does.",
 )
 @match_gspmd_boundary_option
+@match_gspmd_propagation_option
 @click.option(
     "-j", "--jobs", type=click.IntRange(min=1), default=1, help="Worker processes for batches."
 )
@@ -195,6 +197,7 @@ def convert(
     strict,
     pad_uneven,
     match_gspmd_boundary,
+    match_gspmd_propagation,
     jobs,
 ) -> None:
     """Convert modules or torch_xla dumps to Shardy; `-` reads stdin."""
@@ -210,14 +213,21 @@ def convert(
         allow_spmd_sharding_propagation_to_output=propagate_to_output,
         strict=strict,
     )
-    matcher = None
-    if match_gspmd_boundary:  # GSPMD's compile machinery only when asked for (cold start)
+    matcher = propagation = None
+    # GSPMD's compile machinery only when asked for (cold start); matching GSPMD's propagation
+    # matches its boundary too
+    if match_gspmd_boundary or match_gspmd_propagation:
         from ..passes.match_gspmd_boundary import MatchGspmdBoundaryPass
 
         matcher = MatchGspmdBoundaryPass()
+    if match_gspmd_propagation:
+        from ..passes.match_gspmd_propagation import MatchGspmdPropagationPass
+
+        propagation = MatchGspmdPropagationPass()
     request = ConvertRequest(
         importer,
         matcher,
+        propagation,
         emit=emit,
         target_version=target_version,
         imported=imported,

@@ -60,6 +60,17 @@ def match_gspmd_boundary_option(f):
     )(f)
 
 
+def match_gspmd_propagation_option(f):
+    return click.option(
+        "--match-gspmd-propagation",
+        is_flag=True,
+        help="Compile each module with GSPMD and its conversion with Shardy (CPU, same "
+        "devices) and pin GSPMD's sharding as a constraint wherever Shardy's propagation "
+        "departs from it, so Shardy compiles GSPMD's program; implies --match-gspmd-boundary "
+        "(costs a GSPMD compile and a Shardy compile per round, a few rounds per module).",
+    )(f)
+
+
 class TargetVersion(click.ParamType):
     """`--target-version X.Y.Z`: a StableHLO version this jaxlib writes."""
 

@@ -22,6 +22,7 @@ _INSTRUCTION = re.compile(
 )
 _OPERAND = re.compile(r"%([\w.\-]+)")
 _OP_NAME = re.compile(r'\bop_name="((?:[^"\\]|\\.)*)"')
+_INDEX = re.compile(r"(?:^|[\s,])index=(\d+)")
 _COMPUTATION = re.compile(r"^\s*(?:ENTRY\s+)?%(?P<name>[^\s(]+)\s.*\{\s*$")
 
 
@@ -29,7 +30,7 @@ _COMPUTATION = re.compile(r"^\s*(?:ENTRY\s+)?%(?P<name>[^\s(]+)\s.*\{\s*$")
 class Instruction:
     """One HLO instruction: `sharding` is the text inside `sharding=` (`{replicated}`), None
     when the instruction has none; `op_name` its metadata's, "" when none; `computation` the
-    computation it is in."""
+    computation it is in; `index` a `get-tuple-element`'s tuple index (None for others)."""
 
     name: str
     shape: str
@@ -38,6 +39,7 @@ class Instruction:
     sharding: str | None
     op_name: str
     computation: str
+    index: int | None = None
 
 
 def instructions(hlo: str) -> list[Instruction]:
@@ -69,7 +71,13 @@ def _instruction(line: str, m: re.Match, computation: str) -> Instruction:
         _braced(attributes, "sharding="),
         op_name.group(1) if op_name else "",
         computation,
+        _tuple_index(attributes) if m.group("op") == "get-tuple-element" else None,
     )
+
+
+def _tuple_index(attributes: str) -> int | None:
+    found = _INDEX.search(attributes)
+    return int(found.group(1)) if found else None
 
 
 def _braced(text: str, key: str) -> str | None:

@@ -9,8 +9,10 @@ unmatched, never guessed. Instructions XLA made on its own (no tag: a constant i
 copy) and parameters (the boundary, compared apart) are not compared.
 
 Shardings are compared by placement (`sharding.normalize`): `{devices=[4,2]0,4,1,5,2,6,3,7}`
-and `{devices=[4,2]<=[2,4]T(1,0)}` are one decision. An instruction Shardy leaves without a
-sharding is replicated (XLA's partitioner reads it so).
+and `{devices=[4,2]<=[2,4]T(1,0)}` are one decision. An instruction propagation leaves
+without a sharding is replicated (XLA's partitioner reads it so: Shardy leaves replicated
+values unannotated, GSPMD what it could not decide), and a `get-tuple-element` without one has
+its element of the tuple's.
 
 A divergence *starts* where none of the instruction's operands diverges: pinning that value
 to GSPMD's decision may bring the values computed from it along.
@@ -18,11 +20,11 @@ to GSPMD's decision may bring the values computed from it along.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import ShardyConvertError
 from ..ir.op_tags import index_of
-from ..sharding import normalize
+from ..sharding import Kind, normalize, parse
 from .propagated_hlo import Instruction, instructions
 
 REPLICATED = "{replicated}"
@@ -30,9 +32,10 @@ REPLICATED = "{replicated}"
 
 @dataclass(frozen=True)
 class Divergence:
-    """Op `op` of the module (its tag's number), the `part`-th instruction XLA made for it
-    (`opcode`, HLO `shape`), with GSPMD's and Shardy's shardings as XLA printed them; `after`:
-    the ops of its operands that diverge too (none: the divergence `starts` here)."""
+    """Op `op` of the module (its tag's number), the `part`-th instruction of its kind XLA
+    made for it (`opcode`, HLO `shape`; a `get-tuple-element`'s `index`), with GSPMD's and
+    Shardy's shardings as XLA printed them; `after`: the ops of its operands that diverge too
+    (none: the divergence `starts` here)."""
 
     op: int
     part: int
@@ -41,6 +44,7 @@ class Divergence:
     gspmd: str
     shardy: str
     after: tuple[int, ...] = ()
+    index: int | None = None
 
     @property
     def starts(self) -> bool:
@@ -60,16 +64,16 @@ class Comparison:
 
 def compare(gspmd_hlo: str, shardy_hlo: str) -> Comparison:
     """The two modules' decisions compared (see the module docstring)."""
-    ours, theirs = _by_op(instructions(gspmd_hlo)), _by_op(instructions(shardy_hlo))
+    ours, theirs = _by_op(_resolved(gspmd_hlo)), _by_op(_resolved(shardy_hlo))
     pairs, unmatched = [], []
     for op in sorted(set(ours) | set(theirs)):
-        a, b = ours.get(op, []), theirs.get(op, [])
-        for part in range(max(len(a), len(b))):
-            problem = _mismatch(a, b, part)
+        a, b = _keyed(ours.get(op, [])), _keyed(theirs.get(op, []))
+        for key in sorted(set(a) | set(b), key=str):
+            problem = _mismatch(a.get(key), b.get(key))
             if problem is not None:
                 unmatched.append(f"op {op}: {problem}")
                 continue
-            pairs.append((op, part, a[part], b[part]))
+            pairs.append((op, key[2], a[key], b[key]))
     differing = {}
     for op, part, g, s in pairs:
         if not _same(g.sharding, s.sharding):
@@ -83,10 +87,39 @@ def compare(gspmd_hlo: str, shardy_hlo: str) -> Comparison:
             g.sharding or REPLICATED,
             s.sharding or REPLICATED,
             tuple(dict.fromkeys(differing[n][0] for n in s.operands if n in differing)),
+            s.index,
         )
         for op, part, g, s in differing.values()
     )
     return Comparison(divergences, len(pairs), tuple(unmatched))
+
+
+def _resolved(hlo: str) -> list[Instruction]:
+    """The instructions, a `get-tuple-element` without a sharding of its own given its
+    element of the tuple's (a tuple sharding's element, or the one sharding all share)."""
+    found = instructions(hlo)
+    by_name = {inst.name: inst for inst in found}
+    out = []
+    for inst in found:
+        if inst.sharding is None and inst.index is not None and inst.operands:
+            tuple_ = by_name.get(inst.operands[0])
+            element = _element(tuple_.sharding, inst.index) if tuple_ is not None else None
+            inst = replace(inst, sharding=element)
+        out.append(inst)
+    return out
+
+
+def _element(sharding: str | None, index: int) -> str | None:
+    if sharding is None:
+        return None
+    try:
+        parsed = parse(sharding)
+    except ShardyConvertError:
+        return None
+    if parsed.kind is not Kind.TUPLE:
+        return sharding
+    elements = parsed.elements
+    return str(elements[index]) if index < len(elements) else None
 
 
 def _by_op(found: list[Instruction]) -> dict[int, list[Instruction]]:
@@ -98,12 +131,24 @@ def _by_op(found: list[Instruction]) -> dict[int, list[Instruction]]:
     return by_op
 
 
-def _mismatch(a: list[Instruction], b: list[Instruction], part: int) -> str | None:
-    if part >= len(a):
-        return f"only Shardy's program has a {b[part].opcode} ({len(b)} instructions vs {len(a)})"
-    if part >= len(b):
-        return f"only GSPMD's program has a {a[part].opcode} ({len(a)} instructions vs {len(b)})"
-    g, s = a[part], b[part]
+def _keyed(found: list[Instruction]) -> dict[tuple, Instruction]:
+    """One op's instructions by (opcode, tuple index, occurrence): XLA prints the elements of
+    a tuple in no fixed order, so the k-th `get-tuple-element` is matched by its index."""
+    seen: dict[tuple, int] = {}
+    keyed = {}
+    for inst in found:
+        kind = (inst.opcode, inst.index)
+        k = seen[kind] = seen.get(kind, -1) + 1
+        keyed[(*kind, k)] = inst
+    return keyed
+
+
+def _mismatch(g: Instruction | None, s: Instruction | None) -> str | None:
+    if g is None:
+        assert s is not None
+        return f"only Shardy's program has this {s.opcode} {s.shape}"
+    if s is None:
+        return f"only GSPMD's program has this {g.opcode} {g.shape}"
     if g.opcode != s.opcode or _plain_shape(g.shape) != _plain_shape(s.shape):
         return f"GSPMD made {g.opcode} {g.shape}, Shardy {s.opcode} {s.shape}"
     return None

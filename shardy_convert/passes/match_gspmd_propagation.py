@@ -15,7 +15,7 @@ from ..ir.bindings import ir
 from ..ir.op_tags import TaggedOp, ops_in_order, tag_ops
 from ..ir.pipeline import run_pipeline
 from ..ir.walker import SHARDING
-from ..sharding import Kind, SubgroupType, parse
+from ..sharding import Kind, SubgroupType, normalize, parse
 from ..xla.options import compile_options
 from ..xla.propagation import compile_propagated
 from .import_custom_calls import ImportCustomCallsPass
@@ -36,10 +36,12 @@ class Pin:
     name: str
     location: str | None
     sharding: str
+    result: int = 0
 
     def __str__(self) -> str:
         where = f" at {self.location}" if self.location else ""
-        return f"op {self.op} ({self.name}{where}) pinned to {self.sharding}"
+        which = f" result {self.result}" if self.result else ""
+        return f"op {self.op}{which} ({self.name}{where}) pinned to {self.sharding}"
 
 
 @dataclass(frozen=True)
@@ -137,7 +139,7 @@ class MatchGspmdPropagationPass:
             gspmd = self._compile(work, count, shardy=False)
         except ShardyConvertError as e:
             return PropagationOutcome(reason=f"GSPMD does not compile it: {e.message}")
-        pins: dict[int, Pin] = {}
+        pins: dict[tuple[int, int], Pin] = {}
         unpinned: dict[int, Unpinned] = {}
         rounds, comparison = 0, None
         while rounds < self.max_rounds:
@@ -149,28 +151,28 @@ class MatchGspmdPropagationPass:
             new = self._candidates(comparison, table, pins, unpinned, count)
             if not new:
                 break
-            made = [_pin(ops[pin.op], pin.sharding, tagged=True) for pin in new]
+            made = [_pin(ops[pin.op], pin, tagged=True) for pin in new]
             if self._refused(work) is not None:  # then each alone: keep those it takes
                 for call in made:
                     _unpin(call)
                 new = self._accepted(work, ops, new, unpinned)
-            pins.update({p.op: p for p in new})
+            pins.update({(p.op, p.result): p for p in new})
             if not new:
                 break
         return self._outcome(module, pins, unpinned, comparison, rounds, start, None)
 
     def _candidates(self, comparison, table, pins, unpinned, count) -> list[Pin]:
         """The divergences that start a chain and can be pinned; the others recorded."""
-        new = []
+        new: list[Pin] = []
         needless = {k for k, u in unpinned.items() if not u.why}
         for d in comparison.divergences:
-            if d.op in pins or d.op in unpinned or not set(d.after) <= needless:
+            done = (d.op, d.index or 0) in pins or d.op in unpinned
+            if done or not set(d.after) <= needless:
                 continue
             op = table[d.op]
-            why = _unpinnable(d, op, count)
-            if why is None:
-                new.append(Pin(d.op, op.name, op.location, d.gspmd))
-            else:  # "" (needs no pin) is kept too: what follows it may start a chain
+            found, why = _pins_for(d, op, count)
+            new += found
+            if why is not None:  # "" (needs no pin) is kept too: what follows may start a chain
                 unpinned[d.op] = Unpinned(d.op, op.name, why)
                 if not why:
                     needless.add(d.op)
@@ -179,12 +181,12 @@ class MatchGspmdPropagationPass:
     def _outcome(self, module, pins, unpinned, comparison, rounds, start, reason):
         ops = ops_in_order(module)
         for pin in pins.values():
-            _pin(ops[pin.op], pin.sharding, tagged=False)
+            _pin(ops[pin.op], pin, tagged=False)
         needless = {k for k, u in unpinned.items() if not u.why}
         left = [
             d
             for d in (comparison.divergences if comparison is not None else ())
-            if d.op not in pins and d.op not in needless
+            if d.op not in {op for op, _ in pins} and d.op not in needless
         ]
         return PropagationOutcome(
             tuple(pins.values()),
@@ -212,7 +214,7 @@ class MatchGspmdPropagationPass:
         """The pins the import takes one at a time (left in `work`); the others recorded."""
         kept = []
         for pin in new:
-            call = _pin(ops[pin.op], pin.sharding, tagged=True)
+            call = _pin(ops[pin.op], pin, tagged=True)
             refused = self._refused(work)
             if refused is None:
                 kept.append(pin)
@@ -251,29 +253,56 @@ class MatchGspmdPropagationPass:
                 module.erase()
 
 
-def _unpinnable(d: Divergence, op: TaggedOp, count: int) -> str | None:
-    """Why a divergence is not pinned: "" for one that needs no pin (a constant is made on
-    every device where it is used), a reason for one that cannot be, None if it can."""
+def _pins_for(d: Divergence, op: TaggedOp, count: int) -> tuple[list[Pin], str | None]:
+    """The pins that give op `op` GSPMD's decision (one per result that differs: an op of
+    several results is a tuple in XLA's program), and why the rest cannot be pinned: ""
+    for an op that needs no pin (a constant is made on every device where it is used), None
+    when nothing is left out."""
     if op.name == "stablehlo.constant":
-        return ""
-    if len(op.results) != 1 or op.results[0] is None:
-        return f"an op of {len(op.results)} results: Shardy pins one value at a time"
-    shape, _ = op.results[0]
-    if _dims(d.shape) != shape:
-        return f"XLA's {d.opcode} {d.shape} is not the op's result"
+        return [], ""
     try:
-        sharding = parse(d.gspmd)
+        ours, theirs = parse(d.gspmd), parse(d.shardy)
     except ShardyConvertError as e:
-        return f"GSPMD's {d.gspmd} does not parse: {e.message}"
+        return [], f"GSPMD's {d.gspmd} does not parse: {e.message}"
+    if len(op.results) == 1 or d.index is not None:  # one value (a tuple's element)
+        k = d.index or 0
+        result = op.results[k] if k < len(op.results) else None
+        why = _unpinnable(ours, d.gspmd, _dims(d.shape), result, count)
+        return ([], why) if why else ([Pin(op.index, op.name, op.location, d.gspmd, k)], None)
+    count_ = len(op.results)
+    mine_all = ours.elements if ours.kind is Kind.TUPLE else (ours,) * count_
+    others = theirs.elements if theirs.kind is Kind.TUPLE else (theirs,) * count_
+    if len(mine_all) != count_ or len(others) != count_:
+        return [], f"XLA's {d.opcode} {d.shape} is not the op's {count_} results"
+    pins, whys = [], []
+    for k, (mine, other) in enumerate(zip(mine_all, others)):
+        if normalize(str(mine)) == normalize(str(other)):
+            continue
+        result = op.results[k]
+        why = _unpinnable(mine, str(mine), result[0] if result else None, result, count)
+        if why:
+            whys.append(f"result {k}: {why}")
+        else:
+            pins.append(Pin(op.index, op.name, op.location, str(mine), k))
+    return pins, "; ".join(whys) or None
+
+
+def _unpinnable(sharding, text: str, dims, result, count: int) -> str | None:
+    """Why GSPMD's `sharding` of a value cannot be pinned faithfully, None if it can."""
+    if result is None:
+        return "not a tensor"
+    shape, _ = result
+    if dims != shape:
+        return f"XLA's value of shape {dims} is not the op's result"
     if sharding.kind is Kind.MANUAL or SubgroupType.MANUAL in sharding.subgroups:
         return "inside a manual region (GSPMD's sharding is manual)"
     if sharding.kind is Kind.TILED and not sharding.is_replicated:
         if sharding.num_devices != count:
-            return f"GSPMD's {d.gspmd} spans {sharding.num_devices} devices, not {count}"
+            return f"GSPMD's {text} spans {sharding.num_devices} devices, not {count}"
         if any(size % ways for size, ways in zip(shape, sharding.data_dims)):
-            return f"GSPMD's {d.gspmd} is uneven here (GSPMD pads it; Shardy has no such form)"
+            return f"GSPMD's {text} is uneven here (GSPMD pads it; Shardy has no such form)"
     if sharding.kind not in (Kind.TILED, Kind.REPLICATED):
-        return f"GSPMD's {d.gspmd} is {sharding.kind.name.lower()}"
+        return f"GSPMD's {text} is {sharding.kind.name.lower()}"
     return None
 
 
@@ -294,10 +323,10 @@ def _unpin(call: ir.Operation) -> None:
     call.erase()
 
 
-def _pin(op: ir.Operation, sharding: str, *, tagged: bool) -> ir.Operation:
+def _pin(op: ir.Operation, pin: Pin, *, tagged: bool) -> ir.Operation:
     """`@Sharding(result)` with `sharding` after `op`; every other use of the result reads the
     pinned value. In the tagged copy the call is named apart, so XLA's view of it is no op's."""
-    value = op.results[0]
+    value, sharding = op.results[pin.result], pin.sharding
     loc = ir.Location.name(_PIN_NAME, childLoc=op.location) if tagged else op.location
     call = ir.Operation.create(
         "stablehlo.custom_call",

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from .boundary_differences import BoundaryDifference, boundary_differences
 from .compiled import Compiled, NotRun, compile_module
 from .cost import Cost
+from .divergence import Divergences
 from .draws import Draw, draw_inputs, input_draws, random_inputs, user_inputs
 from .numerics import Judgement, Rerun, Sides, judge
 from .partitioner import PartitionerUsed
@@ -54,6 +55,10 @@ class Report:
     inputs: str = ""
     not_run: list[str] = field(default_factory=list)
     judgement: Judgement | None = field(default=None, repr=False)
+    # where the two propagations decided differently (divergence.py), for a graph whose two
+    # programs differ in cost; the pins --suggest found (their torch_xla lines)
+    divergences: Divergences | None = None
+    pins: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -3,11 +3,21 @@ and `Summary` (`render_text` prints the same data for people).
 
 One object, `{"graphs": [GRAPH, ...], "summary": SUMMARY}`. GRAPH:
 `{"input": FILE, "graph": N or null, "verdict": ..., "ok": bool, "gspmd": COST or null,
-"shardy": COST or null, "boundary_differences": [DIFFERENCE, ...], ...}`, COST:
+"shardy": COST or null, "boundary_differences": [DIFFERENCE, ...], "divergences":
+[DIVERGENCE, ...], "cheaper": "GSPMD", "Shardy", "same" or "mixed", "pins": [LINE, ...], ...}`,
+COST:
 `{"collectives": int, "collective_bytes": int, "temp_bytes": int, "flops": float,
 "rematerializations": int, "by_kind": {KIND: {"count": int, "bytes": int}}, ...}`; a measure
 this jaxlib cannot give is null. The verdict is the text the terminal shows (`same program`,
 `conversion differs`, ...), or `already Shardy`, or `error` (then `error` holds the message).
+
+DIVERGENCE (a value the two propagations sharded differently; listed where the two programs
+differ in cost, ranked by what it costs): `{"op": "stablehlo.multiply", "op_index": K,
+"result": 0, "location": "6:10", "shape": "f32[8,8]", "bytes": 256, "gspmd": XLA's text,
+"shardy": XLA's text, "gspmd_spec": "('x', 'y')", "shardy_spec": ..., "bytes_per_device":
+{"gspmd": int, "shardy": int}, "collective_bytes": {"gspmd": int, "shardy": int}, "starts":
+bool, "pin": "xs.mark_sharding(<value>, mesh, ('x', 'y'))  # ..." or null}`; values XLA made
+in another shape on each side are named in `"unmatched_values"`, never guessed.
 
 The evidence behind a verdict, for a graph that was compiled:
 - `"partitioners"`: `{"gspmd": USED, "shardy": USED}`, USED `{"requested": "Shardy", "used":
@@ -32,6 +42,7 @@ import math
 
 from .boundary_differences import BoundaryDifference
 from .cost import Cost, ratio
+from .divergence import Divergence, cheaper
 from .summary import MEASURES, Summary
 
 
@@ -53,9 +64,13 @@ def graph_json(check) -> dict:
         "shardy": cost_json(report.shardy) if report else None,
         "boundary_differences": [difference_json(d) for d in report.boundary] if report else [],
         "over_limit": list(check.excess),
+        "divergences": _divergences(report),
     }
     if report is None:
         return graph
+    graph["cheaper"] = cheaper(report.gspmd, report.shardy)
+    graph["unmatched_values"] = _unmatched(report)
+    graph["pins"] = list(report.pins)
     graph["ratios"] = _ratios(report.gspmd, report.shardy)
     graph |= {
         "num_devices": report.num_devices,
@@ -71,6 +86,37 @@ def graph_json(check) -> dict:
         "not_run": list(report.not_run),
     }
     return graph
+
+
+def _divergences(report) -> list[dict]:
+    """Every value the two propagations decided differently, ranked (divergence.py); empty
+    for a graph whose programs cost the same."""
+    if report is None or report.divergences is None:
+        return []
+    return [divergence_json(d) for d in report.divergences.found]
+
+
+def _unmatched(report) -> list[str]:
+    return [] if report.divergences is None else list(report.divergences.unmatched)
+
+
+def divergence_json(d: Divergence) -> dict:
+    return {
+        "op": d.kind,
+        "op_index": d.op,
+        "result": d.result,
+        "location": d.location,
+        "shape": d.shape,
+        "bytes": d.bytes,
+        "gspmd": d.gspmd,
+        "shardy": d.shardy,
+        "gspmd_spec": d.gspmd_spec,
+        "shardy_spec": d.shardy_spec,
+        "bytes_per_device": {"gspmd": d.per_device[0], "shardy": d.per_device[1]},
+        "collective_bytes": {"gspmd": d.collective_bytes[0], "shardy": d.collective_bytes[1]},
+        "starts": d.starts,
+        "pin": d.pin,
+    }
 
 
 def _used(used) -> dict:

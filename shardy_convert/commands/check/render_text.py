@@ -146,7 +146,48 @@ def details_text(report) -> str:
             )
         )
         lines += [f"  {_difference(d)}" for d in chosen]
+    lines += divergences_lines(report)
     return "\n".join(f"  {line}".rstrip() for line in lines)
+
+
+def divergences_lines(report) -> list[str]:
+    """Which program is cheaper, and the values the two propagations decided differently
+    that cost the most (`check --format json` lists them all), with the pins `--suggest`
+    found."""
+    from .divergence import SHOWN, cheaper
+
+    found = report.divergences
+    if found is None:
+        return []
+    which = cheaper(report.gspmd, report.shardy)
+    lines = [f"cheaper program: {which}" + ("" if which != "Shardy" else _KEEP_SHARDY)]
+    lines.append(
+        f"values sharded differently: {len(found.found)} of {found.compared} compared"
+        + (
+            f" ({len(found.unmatched)} not matched: XLA made them differently)"
+            if found.unmatched
+            else ""
+        )
+    )
+    for d in found.found[:SHOWN]:
+        where = f" at {d.location}" if d.location else ""
+        lines.append(
+            f"  {d.kind}{where} {d.shape} ({size(d.bytes)}){' [starts]' if d.starts else ''}"
+        )
+        lines.append(f"    GSPMD  {d.gspmd}" + (f" = {d.gspmd_spec}" if d.gspmd_spec else ""))
+        lines.append(f"    Shardy {d.shardy}" + (f" = {d.shardy_spec}" if d.shardy_spec else ""))
+        spent = d.collective_bytes
+        if spent != (0, 0):
+            lines.append(f"    collectives for it: GSPMD {size(spent[0])}, Shardy {size(spent[1])}")
+    if len(found.found) > SHOWN:
+        lines.append(f"  ... {len(found.found) - SHOWN} more (--format json lists them all)")
+    if report.pins:
+        lines.append("pins that give GSPMD's program (--suggest):")
+        lines += [f"  {pin}" for pin in report.pins]
+    return lines
+
+
+_KEEP_SHARDY = " (pinning GSPMD's decisions would make it cost more: keep Shardy's)"
 
 
 def _difference(d) -> str:

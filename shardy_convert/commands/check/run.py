@@ -76,6 +76,10 @@ class _Graph:
     converted: str = ""
     devices: int = 1
     outcome: GraphCheck | None = None
+    # the graph's conversion, as check ran it (for the divergences' tagged copy), and the
+    # line the graph starts on in its dump (their locations are the graph's own lines)
+    again: Callable[[str], str | bytes] | None = None
+    first_line: int = 1
 
     @property
     def where(self) -> str:
@@ -97,11 +101,29 @@ class _Graph:
             )
             if given.reproducer is not None:
                 _reproduce(given.reproducer, self.where, report)
+            self._explain_cost(report, given.suggest)
         except ShardyConvertError as e:
             return self.failed(e).outcome
         except Exception as e:  # a bug of ours or jaxlib's: this graph only
             return self.failed(InternalError(e)).outcome
         return GraphCheck(self.file, self.index, report)
+
+    def _explain_cost(self, report: Report, suggest: bool) -> None:
+        """Where a graph's two programs differ in cost, the values whose sharding the two
+        propagations decided differently (divergence.py); with `suggest`, the pins that give
+        GSPMD's program (passes/match_gspmd_propagation.py) as torch_xla lines."""
+        from .divergence import costs_differ, find_divergences, shifted
+
+        if self.again is None or not costs_differ(report.gspmd, report.shardy):
+            return
+        found = find_divergences(self.original, self.again, self.devices)
+        report.divergences = shifted(found, self.first_line - 1)
+        if suggest:
+            from .divergence import suggested_pins
+
+            report.pins = suggested_pins(
+                self.original, self.converted, self.devices, self.first_line - 1
+            )
 
 
 @dataclass(frozen=True)
@@ -112,6 +134,7 @@ class Given:
     arrays: dict | None = None
     file: str = ""
     reproducer: str | None = None
+    suggest: bool = False  # --suggest: the pins that give GSPMD's program, as torch_xla lines
 
 
 def _reproduce(directory: str, where: str, report: Report) -> None:
@@ -187,7 +210,9 @@ def _prepare(
     # One loop for every command: errors and warnings come back located in the input.
     results = dump.for_each_graph(
         source,
-        lambda g: _convert(_Graph(name, g.index), g, fallback or devices, mesh, match, pad),
+        lambda g: _convert(
+            _Graph(name, g.index, first_line=g.first_line), g, fallback or devices, mesh, match, pad
+        ),
         name,
     )
     return [
@@ -224,25 +249,36 @@ def _convert(
         # GSPMD's boundary (--match-gspmd-boundary) as check compiles the original: propagation
         # to the unannotated results only (signature.propagate_to_output)
         flags = main_signature(original).propagate_to_output() if match else True
+        options = {
+            **mesh,
+            "fallback_devices": fallback,
+            "match_gspmd_boundary": match,
+            "allow_spmd_sharding_propagation_to_output": flags,
+        }
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ShardyConvertWarning)
-            converted = convert(
-                original,
-                **mesh,
-                fallback_devices=fallback,
-                validate=True,
-                match_gspmd_boundary=match,
-                allow_spmd_sharding_propagation_to_output=flags,
-            )
+            converted = convert(original, validate=True, **options)
         for w in caught:  # passed on, naming check's own flag
             warnings.warn(naming_flag(w.message, "--devices N"), stacklevel=2)
         graph.original, graph.converted = original, converted
+        graph.again = _quietly(lambda text: convert(text, **options))
         graph.devices = device_count(converted, fallback)
     except ShardyConvertError:
         raise
     except Exception as e:
         raise InternalError(e) from None
     return graph
+
+
+def _quietly(convert_: Callable[[str], str | bytes]) -> Callable[[str], str | bytes]:
+    """`convert_` with its warnings dropped (they were given when the graph was converted)."""
+
+    def run(text: str) -> str | bytes:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ShardyConvertWarning)
+            return convert_(text)
+
+    return run
 
 
 def _padded(text: str) -> str:
