@@ -68,7 +68,8 @@ def compare(gspmd_hlo: str, shardy_hlo: str) -> Comparison:
     pairs, unmatched = [], []
     for op in sorted(set(ours) | set(theirs)):
         a, b = _keyed(ours.get(op, [])), _keyed(theirs.get(op, []))
-        for key in sorted(set(a) | set(b), key=str):
+        order = {key: k for k, key in enumerate([*b, *a])}  # Shardy's print order first
+        for key in sorted(set(a) | set(b), key=order.__getitem__):
             problem = _mismatch(a.get(key), b.get(key))
             if problem is not None:
                 unmatched.append(f"op {op}: {problem}")
