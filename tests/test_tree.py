@@ -15,7 +15,7 @@ MAX_LINES = 400
 
 # The floors, bottom-up: a module imports only from its own floor or lower. ir/ and xla/ share
 # a floor (the MLIR boundary and the XLA boundary), as commands/ and plugin/ do, and never
-# import each other. The top-level names kept for users (`shardy_convert`, `.hook`,
+# import each other. The top-level names kept for users (`shardy_convert`, `.hook`, `.testing`,
 # `.torch_xla`, `.wrapper`, `__main__`) re-export from below and share the top floor with cli/.
 FLOORS = {
     "errors": 0,
@@ -32,7 +32,7 @@ FLOORS = {
     "plugin": 6,
     "cli": 7,  # with the top-level names kept for users
 }
-SHIMS = {"__init__", "__main__", "hook", "torch_xla", "wrapper"}
+SHIMS = {"__init__", "__main__", "hook", "testing", "torch_xla", "wrapper"}
 TOP = FLOORS["cli"]
 SIBLINGS = {"commands": "plugin", "plugin": "commands", "ir": "xla", "xla": "ir"}
 
