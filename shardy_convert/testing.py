@@ -16,10 +16,11 @@ tensor) in a `.json` file.
 Where the failure shows: syrupy asks the extension of the assertion for its diff lines, but
 `snapshot(extension_class=...)` only lends the extension for the comparison; the message is
 then written by the fixture's default extension (measured on syrupy 7.0.2), a text diff of the
-two modules. `snapshot.use_extension(ShardingExtension)` keeps the extension, and so do
-projects that load this module as a pytest plugin (`pytest_plugins = ["shardy_convert.testing"]`
-in the top conftest.py): its `pytest_assertrepr_compare` puts the located lines in place of
-the text diff. Either way `--snapshot-update` rewrites a golden file only when it differs.
+two modules. The package's pytest plugin (`shardy_convert.pytest_plugin`, loaded by pytest
+through the `pytest11` entry point wherever shardy-convert is installed) puts the located
+lines in place of that text diff; `snapshot.use_extension(ShardingExtension)` keeps the
+extension without it, and `pytest_plugins = ["shardy_convert.testing"]` in a conftest.py does
+what the plugin does where entry points are disabled (`PYTEST_DISABLE_PLUGIN_AUTOLOAD`). Either way `--snapshot-update` rewrites a golden file only when it differs.
 
 Importing this module needs syrupy (and pytest) but no MLIR: the comparison imports it when it
 first runs.
@@ -36,7 +37,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from .errors import ShardyConvertError
 from .lru import LRU
 
-__all__ = ["AuditExtension", "ShardingExtension", "pytest_assertrepr_compare"]
+__all__ = ["AuditExtension", "ShardingExtension", "located", "pytest_assertrepr_compare"]
 
 RECEIVED = "received"
 # The lines of the comparisons that failed last, by (golden, received) text: what the plugin
@@ -112,6 +113,13 @@ def pytest_assertrepr_compare(config, op, left, right):
     """For `snapshot(extension_class=ShardingExtension)`: the located lines in place of the
     text diff syrupy's default extension wrote (when this module is a loaded plugin)."""
     explanations = yield
+    return located(explanations, left, right)
+
+
+def located(explanations, left, right):
+    """`explanations` (what pytest's other hooks said of a failed `==`) with the located lines
+    of the last failed comparison of a sharding snapshot in place of syrupy's text diff;
+    unchanged when the assertion is no such snapshot's, or already shows them."""
     result = _last_result(left) or _last_result(right)
     if result is None or not explanations or not explanations[0]:
         return explanations

@@ -30,6 +30,7 @@ def test_matmul(snapshot):
     assert Path("program.mlir").read_text() == snapshot(extension_class=ShardingExtension)
 """
 PLUGIN = 'pytest_plugins = ["shardy_convert.testing"]\n'
+ENTRY_POINT = "shardy_convert"  # pyproject.toml's pytest11 entry point
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -58,8 +59,8 @@ def _comparison_imported():
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    """A project whose test keeps matmul_2x4.mlir, golden file written."""
-    pytester.makeconftest(PLUGIN)
+    """A project whose test keeps matmul_2x4.mlir, golden file written (no conftest: the
+    package's pytest plugin is loaded by its entry point)."""
     pytester.makepyfile(test_program=TEST)
     (pytester.path / "program.mlir").write_text((TESTDATA / "matmul_2x4.mlir").read_text())
     run(pytester, "--snapshot-update").assert_outcomes(passed=1)
@@ -106,20 +107,27 @@ def test_a_moved_tile_fails_with_the_located_difference(project):
 
 
 def test_use_extension_shows_the_located_difference_without_the_plugin(project):
-    (project.path / "conftest.py").unlink()
     test = project.path / "test_program.py"
     test.write_text(
         test.read_text().replace("snapshot(extension_class=", "snapshot.use_extension(")
     )
     program = project.path / "program.mlir"
     program.write_text(respell(program.read_text(), "{devices=[4,2]0,4,1,5,2,6,7,3}"))
-    result = run(project)
+    result = run(project, "-p", f"no:{ENTRY_POINT}")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([f"E * {GOLDEN}:2:221: arg 2 of @main: * devices differ at *"])
+
+
+def test_a_conftest_loads_the_plugin_where_its_entry_point_is_not(project):
+    project.makeconftest(PLUGIN)
+    program = project.path / "program.mlir"
+    program.write_text(respell(program.read_text(), "{devices=[4,2]0,4,1,5,2,6,7,3}"))
+    result = run(project, "-p", f"no:{ENTRY_POINT}")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([f"E * {GOLDEN}:2:221: arg 2 of @main: * devices differ at *"])
 
 
 def test_a_dump_is_compared_graph_by_graph(pytester):
-    pytester.makeconftest(PLUGIN)
     pytester.makepyfile(test_program=TEST)
     dump = (TESTDATA / "tp_mlp_train.dump").read_text()
     program = pytester.path / "program.mlir"
@@ -141,10 +149,11 @@ def test_a_dump_is_compared_graph_by_graph(pytester):
 def test_the_call_syntax_fails_without_the_plugin_too(project):
     """Without the plugin syrupy writes the message with its default extension (a text diff of
     the two modules); the test still fails, and --snapshot-update still accepts the change."""
-    (project.path / "conftest.py").unlink()
     program = project.path / "program.mlir"
     program.write_text(respell(program.read_text(), "{devices=[4,2]0,4,1,5,2,6,7,3}"))
-    run(project).assert_outcomes(failed=1)
+    result = run(project, "-p", f"no:{ENTRY_POINT}")
+    result.assert_outcomes(failed=1)
+    assert "devices differ at" not in result.stdout.str()
     run(project, "--snapshot-update").assert_outcomes(passed=1)
 
 
