@@ -20,7 +20,8 @@ two modules. The package's pytest plugin (`shardy_convert.pytest_plugin`, loaded
 through the `pytest11` entry point wherever shardy-convert is installed) puts the located
 lines in place of that text diff; `snapshot.use_extension(ShardingExtension)` keeps the
 extension without it, and `pytest_plugins = ["shardy_convert.testing"]` in a conftest.py does
-what the plugin does where entry points are disabled (`PYTEST_DISABLE_PLUGIN_AUTOLOAD`). Either way `--snapshot-update` rewrites a golden file only when it differs.
+what the plugin does where entry points are disabled (`PYTEST_DISABLE_PLUGIN_AUTOLOAD`).
+Either way `--snapshot-update` rewrites a golden file only when it differs.
 
 Importing this module needs syrupy (and pytest) but no MLIR: the comparison imports it when it
 first runs.
