@@ -40,6 +40,12 @@ from ..plugin.settings import EMITS, Settings
     help="Keep GSPMD's choices across processes in this directory.",
 )
 @click.option(
+    "--match-gspmd-propagation",
+    is_flag=True,
+    help="Also pin GSPMD's decisions inside each program where Shardy's propagation departs "
+    "from them (implies --match-gspmd-boundary).",
+)
+@click.option(
     "--mesh-names/--no-mesh-names",
     default=True,
     show_default=True,
@@ -52,7 +58,14 @@ from ..plugin.settings import EMITS, Settings
     help="Write each distinct program the plugin compiles into this directory, with an index.",
 )
 def plugin_wrapper(
-    plugin, on_error, emit, match_gspmd_boundary, boundary_cache, mesh_names, dump_dir
+    plugin,
+    on_error,
+    emit,
+    match_gspmd_boundary,
+    boundary_cache,
+    match_gspmd_propagation,
+    mesh_names,
+    dump_dir,
 ) -> None:
     """Print the wrapper plugin's path, then the shell lines that make it wrap PLUGIN.
 
@@ -67,6 +80,7 @@ def plugin_wrapper(
         on_error=on_error,
         emit=emit,
         match_gspmd_boundary=match_gspmd_boundary,
+        match_gspmd_propagation=match_gspmd_propagation,
         boundary_cache=boundary_cache,
         mesh_names=mesh_names,
         dump_dir=dump_dir,

@@ -82,6 +82,7 @@ def convert(
     match_gspmd_boundary: bool = False,
     boundary_cache: str | None = None,
     meshes: tuple = (),
+    match_gspmd_propagation: bool = False,
 ) -> Converted:
     """`code` (a PJRT program of format "mlir" or "hlo") converted to Shardy for the
     partitions `options` ask for, the options set to the Shardy partitioner. A custom device
@@ -89,14 +90,16 @@ def convert(
     `order` says which of the caller's partitions each partition of the compiled program is.
     With `match_gspmd_boundary`, @main's open values get GSPMD's shardings (compiled with the
     program's own options; its choices kept in `boundary_cache`, a directory, if given).
-    `meshes` are the program's own meshes (the mesh is the one its shardings fit). Raises a
-    ProgramError naming the graph."""
+    With `match_gspmd_propagation`, GSPMD's decisions inside the program too, pinned where
+    Shardy's propagation departs from them (passes/match_gspmd_propagation.py; it implies the
+    boundary's). `meshes` are the program's own meshes (the mesh is the one its shardings
+    fit). Raises a ProgramError naming the graph."""
     opts = compile_options.parse(options)
     report = Report(devices=opts.num_partitions * opts.num_replicas)
     try:
-        raw = options if match_gspmd_boundary else None
+        matchers = _matchers(options, match_gspmd_boundary, match_gspmd_propagation, boundary_cache)
         out, order, report = _convert_mlir(
-            _as_mlir(code, form), opts, report, emit, raw, boundary_cache, meshes
+            _as_mlir(code, form), opts, report, emit, matchers, meshes
         )
         if order is None:
             # The caller's own order, given all the same: the wrapper then hands the caller
@@ -149,13 +152,27 @@ def _in_order(options: bytes, opts, order: tuple[int, ...]) -> tuple[bytes, byte
     return compile_options.rewrite(options, devices=devices), struct.pack(f"<{len(order)}i", *order)
 
 
+def _matchers(options: bytes, boundary: bool, propagation: bool, cache: str | None) -> tuple:
+    """The passes that compile the program with GSPMD before it is converted (its own compile
+    options): match-gspmd-boundary, and match-gspmd-propagation after it."""
+    if not (boundary or propagation):
+        return ()
+    from ..passes.match_gspmd_boundary import MatchGspmdBoundaryPass
+
+    matchers: tuple = (MatchGspmdBoundaryPass(compile_options=options, boundary_cache=cache),)
+    if propagation:
+        from ..passes.match_gspmd_propagation import MatchGspmdPropagationPass
+
+        matchers += (MatchGspmdPropagationPass(compile_options=options),)
+    return matchers
+
+
 def _convert_mlir(
     code: bytes,
     opts: compile_options.CompileOptions,
     report: Report,
     emit: str,
-    raw: bytes | None,
-    boundary_cache: str | None,
+    matchers: tuple,
     meshes: tuple,
 ) -> tuple[bytes, tuple[int, ...] | None, Report]:
     from ..formats import module as formats
@@ -167,7 +184,7 @@ def _convert_mlir(
         mod = formats.load(code, ctx, trusted=True)
         report = replace(report, module=_module_name(mod))
         try:
-            order, report = _to_shardy(mod, opts, report, raw, boundary_cache, meshes)
+            order, report = _to_shardy(mod, opts, report, matchers, meshes)
             report = replace(report, gspmd_fallback=_fallback_sites(mod))
             out = formats.save(mod, emit, version)
         except ShardyConvertError as e:
@@ -185,13 +202,11 @@ def _to_shardy(
     mod,
     opts: compile_options.CompileOptions,
     report: Report = Report(),
-    raw: bytes | None = None,
-    boundary_cache: str | None = None,
+    matchers: tuple = (),
     meshes: tuple = (),
 ) -> tuple[tuple[int, ...] | None, Report]:
     """Converts in place; returns the device order taken out of the mesh, if any, and the
-    report with what the passes found. With `raw` (the plugin's options), GSPMD's boundary is
-    compiled with them."""
+    report with what the passes found. `matchers` (`_matchers`) run before the import."""
     from ..converter import ConvertRequest, convert_module, is_shardy
     from ..passes import pipeline
     from ..passes.import_shardings import ImportShardingsPass, MeshChoice
@@ -215,13 +230,14 @@ def _to_shardy(
         allow_spmd_sharding_propagation_to_output=opts.propagate_to_output,
         strict=True,
     )
-    matcher = None
-    if raw is not None:  # GSPMD's boundary, compiled with the program's own options
-        from ..passes.match_gspmd_boundary import MatchGspmdBoundaryPass, Outcome
+    matcher = next((m for m in matchers if m.NAME == "match-gspmd-boundary"), None)
+    propagation = next((m for m in matchers if m.NAME == "match-gspmd-propagation"), None)
+    found = convert_module(mod, ConvertRequest(importer, matcher, propagation))
+    boundary = None
+    if matcher is not None:
+        from ..passes.match_gspmd_boundary import Outcome
 
-        matcher = MatchGspmdBoundaryPass(compile_options=raw, boundary_cache=boundary_cache)
-    found = convert_module(mod, ConvertRequest(importer, matcher))
-    boundary = None if matcher is None else found.of(Outcome)
+        boundary = found.of(Outcome)
     order = pipeline.run(mod, pipeline.build(["iota-mesh"]), verify_each=False).of(DeviceOrder)
     single = found.of(DeviceOrder)  # single-device-program: one partition on device k
     if single is not None:  # the device goes to the options, as iota-mesh's order does

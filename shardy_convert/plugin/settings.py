@@ -12,6 +12,10 @@ with.
     SHARDY_CONVERT_MATCH_GSPMD_BOUNDARY
                               1: each program's open outputs (and parameters) get the
                               shardings GSPMD compiles for them (passes/match_gspmd_boundary)
+    SHARDY_CONVERT_MATCH_GSPMD_PROPAGATION
+                              1: GSPMD's decisions inside each program pinned where Shardy's
+                              propagation departs from them (passes/match_gspmd_propagation;
+                              implies the boundary's)
     SHARDY_CONVERT_BOUNDARY_CACHE
                               a directory keeping GSPMD's choices across processes
     SHARDY_CONVERT_MESH_NAMES 0: always the mesh inferred from the shardings, not the meshes
@@ -40,6 +44,7 @@ ENV_PLUGIN = "SHARDY_CONVERT_PLUGIN"
 ENV_ON_ERROR = "SHARDY_CONVERT_ON_ERROR"
 ENV_EMIT = "SHARDY_CONVERT_EMIT"
 ENV_MATCH = "SHARDY_CONVERT_MATCH_GSPMD_BOUNDARY"
+ENV_PROPAGATION = "SHARDY_CONVERT_MATCH_GSPMD_PROPAGATION"
 ENV_BOUNDARY_CACHE = "SHARDY_CONVERT_BOUNDARY_CACHE"
 ENV_MESH_NAMES = "SHARDY_CONVERT_MESH_NAMES"
 ENV_DUMP_DIR = "SHARDY_CONVERT_DUMP_DIR"
@@ -49,6 +54,7 @@ ENV = {
     "on_error": ENV_ON_ERROR,
     "emit": ENV_EMIT,
     "match_gspmd_boundary": ENV_MATCH,
+    "match_gspmd_propagation": ENV_PROPAGATION,
     "boundary_cache": ENV_BOUNDARY_CACHE,
     "mesh_names": ENV_MESH_NAMES,
     "dump_dir": ENV_DUMP_DIR,
@@ -71,6 +77,7 @@ class Settings:
     on_error: str = "raise"
     emit: str | None = "portable"
     match_gspmd_boundary: bool = False
+    match_gspmd_propagation: bool = False
     boundary_cache: str | os.PathLike | bool | None = None
     mesh_names: bool = True
     # default: $SHARDY_CONVERT_DUMP_DIR, for programs that cannot change their call

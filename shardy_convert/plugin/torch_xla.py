@@ -67,6 +67,7 @@ def use_plugin(
     boundary_cache: str | os.PathLike | bool | None = None,
     mesh_names: bool = True,
     dump_dir: str | os.PathLike | None = None,
+    match_gspmd_propagation: bool = False,
 ) -> Handle:
     """Makes torch_xla run on the PJRT plugin at `library_path` through shardy-convert's
     wrapper: every program is converted to Shardy and compiled with use_shardy_partitioner.
@@ -91,6 +92,12 @@ def use_plugin(
         on torch_xla's built-in runtime, so the next step's graph has the same input
         shardings and torch_xla compiles the same programs. Where GSPMD's choice cannot be
         pinned, Shardy decides (counted in `counters.boundary_fallbacks`, logged).
+    match_gspmd_propagation: compile each distinct program with GSPMD and its conversion
+        with Shardy (jaxlib's CPU client, torch_xla's compile options) and pin GSPMD's
+        sharding wherever Shardy's propagation departs from it, so the plugin compiles the
+        program torch_xla's built-in runtime compiles (collectives, memory); implies
+        `match_gspmd_boundary`. Costs a GSPMD compile and a few Shardy compiles per distinct
+        program. Where Shardy's own program is cheaper, leave it off (`check` says which).
     boundary_cache: keep GSPMD's choices across processes in this directory (True: the
         user cache dir, ~/.cache/shardy-convert/gspmd-boundary); default in memory only.
     mesh_names: every torch_xla `Mesh` the program creates is recorded (mesh_recorder.py)
@@ -117,6 +124,7 @@ def use_plugin(
         normalize_sharding_specs=normalize_sharding_specs,
         stablehlo_compile=stablehlo_compile,
         match_gspmd_boundary=match_gspmd_boundary,
+        match_gspmd_propagation=match_gspmd_propagation,
         boundary_cache=boundary_cache,
         mesh_names=mesh_names,
         **({} if dump_dir is None else {"dump_dir": dump_dir}),  # default: the environment's

@@ -120,6 +120,7 @@ class Session:
             match_gspmd_boundary=settings.match_gspmd_boundary,
             boundary_cache=settings.boundary_cache,
             meshes=meshes,
+            match_gspmd_propagation=settings.match_gspmd_propagation,
         )
         self._count(converted.report)
         return converted

@@ -150,3 +150,20 @@ def test_a_module_gspmd_does_not_compile_is_left_as_it_is():
     outcome = _outcome(text)
     assert outcome.pins == ()
     assert outcome.reason.startswith("GSPMD does not compile it")
+
+
+def test_the_plugin_wrapper_pins_with_the_programs_own_options():
+    """use_plugin(match_gspmd_propagation=True): the wrapper's session converts a program as
+    torch_xla hands it (a portable artifact, torch_xla's compile options) with the pins."""
+    from shardy_convert.plugin import wrapper
+    from shardy_convert.plugin.settings import Settings
+    from tests.plugin.test_wrapper import jaxlib_options, portable
+
+    _, graph = real_graph("torch_xla/matmul_2x4.mlir")
+    plain = wrapper.Session(Settings(emit="text"))
+    pinning = wrapper.Session(Settings(match_gspmd_propagation=True, emit="text"))
+    before, *_ = plain.compile(portable(graph), b"mlir", jaxlib_options(8))
+    after, *_ = pinning.compile(portable(graph), b"mlir", jaxlib_options(8))
+    constraints = before.decode().count("sdy.sharding_constraint")
+    assert after.decode().count("sdy.sharding_constraint") > constraints
+    assert pinning.counters.boundary_matched == 1  # the boundary is matched too

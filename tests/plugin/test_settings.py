@@ -39,18 +39,20 @@ def test_every_field_is_encoded_or_configures_torch_xla():
     on_error=st.sampled_from(POLICIES),
     emit=st.sampled_from(EMITS),
     match=st.booleans(),
+    propagation=st.booleans(),
     mesh_names=st.booleans(),
     cache=st.sampled_from([None, "/tmp/gspmd-cache"]),
     dump=st.sampled_from([None, "/tmp/dump dir"]),
 )
 def test_the_environment_carries_the_settings_there_and_back(
-    on_error, emit, match, mesh_names, cache, dump
+    on_error, emit, match, propagation, mesh_names, cache, dump
 ):
     settings = Settings(
         plugin="/opt/plugin.so",
         on_error=on_error,
         emit=emit,
         match_gspmd_boundary=match,
+        match_gspmd_propagation=propagation,
         boundary_cache=cache,
         mesh_names=mesh_names,
         dump_dir=dump,
@@ -148,6 +150,7 @@ def test_plugin_wrapper_offers_every_setting_of_the_wrapper(tmp_path):
         "--emit",
         "bytecode",
         "--match-gspmd-boundary",
+        "--match-gspmd-propagation",
         "--boundary-cache",
         tmp_path / "cache",
         "--no-mesh-names",
@@ -169,6 +172,7 @@ def test_plugin_wrapper_offers_every_setting_of_the_wrapper(tmp_path):
         on_error="passthrough",
         emit="bytecode",
         match_gspmd_boundary=True,
+        match_gspmd_propagation=True,
         boundary_cache=str(tmp_path / "cache"),
         mesh_names=False,
         dump_dir=tmp_path / "dump dir",
