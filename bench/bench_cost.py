@@ -10,6 +10,8 @@ run, on jaxlib's CPU client with 8 devices, in a process of its own:
   GSPMD     the original, with torch_xla's compile options (propagation to the outputs on)
   Shardy    convert(original), the Shardy partitioner
   matched   convert(original, match_gspmd_boundary=True), the Shardy partitioner
+  pinned    convert(original, match_gspmd_propagation=True): GSPMD's decisions pinned where
+            Shardy's propagation departs from them, the Shardy partitioner
 Costs come from check's cost report (`commands/check/cost.py`: collectives and their result
 bytes in the optimized HLO, XLA's memory stats, cost-analysis FLOPs, XLA's involuntary
 rematerialization warnings); outputs whose compiled sharding differs from GSPMD's are counted.
@@ -74,11 +76,15 @@ def measure(path: str, n: int) -> dict:
         start = time.perf_counter()
         matched = convert(text, match_gspmd_boundary=True)
         out["convert_matched_s"] = time.perf_counter() - start
+        start = time.perf_counter()
+        pinned = convert(text, match_gspmd_propagation=True)
+        out["convert_pinned_s"] = time.perf_counter() - start
     out["warnings"] = [str(w.message) for w in caught]
     # The extra GSPMD compile convert() made (jaxlib's own client, LLVM at -O0): its cache holds
     # the figure; a cache hit would cost nothing.
     out["match_s"] = max(b.seconds for b in boundary_cache._cache.values())
-    for name, module in (("shardy", plain), ("matched", matched)):
+    out["pins"] = pinned.count("sdy.sharding_constraint") - plain.count("sdy.sharding_constraint")
+    for name, module in (("shardy", plain), ("matched", matched), ("pinned", pinned)):
         exe = _compile(module, n, shardy=True)
         out[name] = _cost(exe)
         outputs = _outputs(exe)
@@ -110,12 +116,17 @@ def report(rows: list[dict]) -> None:
             print(f"{r['input']:<20}{r['error']}")
             continue
         g = r["gspmd"]
-        for name in ("gspmd", "shardy", "matched"):
+        for name in ("gspmd", "shardy", "matched", "pinned"):
             c = r[name]
             differ = "" if name == "gspmd" else f"{c['outputs_unlike_gspmd']} of {r['outputs']}"
             flops = "n/a" if c["flops"] is None else f"{c['flops'] / 1e9:.1f}"
             remat = "n/a" if c["rematerializations"] is None else str(c["rematerializations"])
-            label = {"gspmd": "GSPMD", "shardy": "Shardy", "matched": "Shardy+match"}[name]
+            label = {
+                "gspmd": "GSPMD",
+                "shardy": "Shardy",
+                "matched": "Shardy+match",
+                "pinned": "Shardy+pins",
+            }[name]
             print(
                 f"{(r['input'] if name == 'gspmd' else ''):<20}{label:<12}{c['collectives']:>6}"
                 f"{_mb(c['collective_bytes']):>10}{_mb(c['temp_bytes']):>9}{flops:>8}{remat:>6}"
@@ -136,6 +147,10 @@ def report(rows: list[dict]) -> None:
             f"  {r['input']:<20} {r['match_s']:6.1f} s GSPMD compile at LLVM -O0 (convert "
             f"{r['convert_s'] * 1e3:.0f} ms -> {r['convert_matched_s']:.1f} s), next to "
             f"{shardy:.1f} s for the Shardy program's own compile here (+{share:.0%})"
+        )
+        print(
+            f"  {'':<20} match_gspmd_propagation: {r['pins']} pins, convert "
+            f"{r['convert_pinned_s']:.1f} s (a GSPMD compile and a Shardy compile per round)"
         )
         for w in r["warnings"]:
             print(f"    warning: {w}")

@@ -26,8 +26,12 @@
    (bench/out/llama_L32.mlir).
 8. Program cost at real sizes (bench_cost.py; alone: --cost-only): HF Llama 2048 wide, GPT-2
    1024 wide, ResNet-18 224x224 batch 32, one training step each compiled (never run) with
-   GSPMD, with Shardy, and with Shardy after match_gspmd_boundary; and that option's price per
-   program (its extra GSPMD compile).
+   GSPMD, with Shardy, with Shardy after match_gspmd_boundary and after
+   match_gspmd_propagation; and those options' price per program (their extra compiles).
+10. GSPMD's program under Shardy (bench_pins.py; with --cost-only too): every real graph of
+   testdata/ whose two programs differ, compiled as GSPMD's original, Shardy's conversion and
+   the conversion with GSPMD's decisions pinned (match_gspmd_propagation): collective bytes,
+   temp memory, rematerializations, compile time, the pins and what finding them took.
 9. A big dump (bench_big_dump.py; alone: --big-dump-only): a real dump of testdata/ repeated
    to --big-dump-mb MB (default 300) in a temporary directory, through `convert` and through
    the floor (parse + verify + print graph by graph), each in a process of its own: wall time
@@ -502,6 +506,7 @@ def main(argv=None) -> int:
         if not args.no_inputs:
             make(args.torch_python, args.force_inputs, make_inputs.COST_INPUTS)
         program_costs()
+        pinned_programs()
         return 0
 
     modules = args.only or MODULES
@@ -536,6 +541,7 @@ def main(argv=None) -> int:
     wrapper_ms = plugin_wrapper_cost(max(args.runs, 10))
     whole = plugin_wrapper_cost(max(args.runs, 10), make_inputs.path_of(WHOLE_MODEL), share=True)
     program_costs()
+    pinned_programs()
     big = big_dump(args.big_dump_mb)
     print_targets(rows, cs, v1v2_ms, hook)
     print_wrapper_target(wrapper_ms)
@@ -579,13 +585,28 @@ def print_big_dump_target(r: dict | None) -> None:
 def program_costs() -> None:
     """Section 8: bench_cost.py on the real-size inputs, its table printed as it is."""
     paths = [str(make_inputs.path_of(n)) for n in make_inputs.COST_INPUTS]
-    print("\nprogram cost at real sizes (GSPMD vs Shardy vs Shardy with GSPMD's boundary):")
+    print(
+        "\nprogram cost at real sizes (GSPMD vs Shardy vs Shardy with GSPMD's boundary vs Shardy "
+        "with GSPMD's decisions pinned):"
+    )
     start = time.perf_counter()
     p = subprocess.run(
         [sys.executable, str(BENCH / "bench_cost.py"), *paths], capture_output=True, text=True
     )
     print(p.stdout.rstrip() or f"  not measured: {(p.stderr.strip().splitlines() or ['?'])[-1]}")
     print(f"  (section 8: {time.perf_counter() - start:.0f} s, load average {_loadavg()})")
+
+
+def pinned_programs() -> None:
+    """Section 10: bench_pins.py, every real graph of testdata/ whose Shardy program costs
+    otherwise: GSPMD vs Shardy vs Shardy with GSPMD's decisions pinned."""
+    print("\nGSPMD's program under Shardy (testdata/'s real graphs whose two programs differ):")
+    start = time.perf_counter()
+    p = subprocess.run(
+        [sys.executable, str(BENCH / "bench_pins.py")], capture_output=True, text=True
+    )
+    print(p.stdout.rstrip() or f"  not measured: {(p.stderr.strip().splitlines() or ['?'])[-1]}")
+    print(f"  (section 10: {time.perf_counter() - start:.0f} s, load average {_loadavg()})")
 
 
 # The plugin wrapper's hook on the largest real torch_xla graph of the committed test data (by

@@ -23,6 +23,7 @@ from .params import (
     check_mesh_options,
     inputs_argument,
     match_gspmd_boundary_option,
+    match_gspmd_propagation_option,
     mesh_file_option,
     mesh_option,
 )
@@ -89,6 +90,7 @@ from .params import (
     "xs.mark_sharding line a torch_xla program adds.",
 )
 @match_gspmd_boundary_option
+@match_gspmd_propagation_option
 def check(
     inputs,
     devices,
@@ -102,6 +104,7 @@ def check(
     pad_uneven,
     suggest,
     match_gspmd_boundary,
+    match_gspmd_propagation,
 ) -> None:
     """Convert, compile original (GSPMD) and result (Shardy) on the CPU PJRT client, compare
     them and what each compiled (collectives, memory, FLOPs, boundary shardings)."""
@@ -117,6 +120,7 @@ def check(
     with _status() as status:
         options = {"devices": devices, "mesh": mesh, "meshes": mesh_file, "reference": reference}
         options["match_gspmd_boundary"] = match_gspmd_boundary
+        options["match_gspmd_propagation"] = match_gspmd_propagation
         options["pad_uneven"] = pad_uneven
         options |= {"max_cost_ratio": max_cost_ratio, "progress": status}
         options["given"] = Given(*(values or (None, "")), reproducer, suggest)

@@ -160,6 +160,7 @@ def check_inputs(
     meshes: tuple | None = None,
     reference: bool = True,
     match_gspmd_boundary: bool = False,
+    match_gspmd_propagation: bool = False,
     max_cost_ratio: float | None = None,
     progress: Callable[[str], None] | None = None,
     given: Given | None = None,
@@ -172,7 +173,9 @@ def check_inputs(
     hears what is being done; `given`: the user's test values and reproducer directory. With
     `pad_uneven`, each graph's uneven shardings take GSPMD's padded shape first
     (passes/pad_uneven.py), in the original GSPMD program too: the two programs compared then
-    take the same per-device buffers."""
+    take the same per-device buffers. With `match_gspmd_propagation`, each graph is converted
+    with GSPMD's decisions pinned (passes/match_gspmd_propagation.py): the report shows the
+    program the pins give."""
     say = progress or (lambda message: None)
     items = expand(inputs)  # before stdin is read: a usage error reads nothing
     stdin = read_input(STDIN) if STDIN in inputs else b""
@@ -182,7 +185,8 @@ def check_inputs(
         say(f"converting {item.name}")
         data = stdin if item.name == STDIN else None
         options = {"mesh": mesh, "meshes": meshes}
-        graphs += _prepare(item.name, data, devices, options, match_gspmd_boundary, pad_uneven)
+        match = _Match(match_gspmd_boundary, match_gspmd_propagation)
+        graphs += _prepare(item.name, data, devices, options, match, pad_uneven)
     for k, graph in enumerate(graphs, 1):
         if graph.outcome is None:
             say(f"[{k}/{len(graphs)}] compiling {graph.where}")
@@ -192,12 +196,20 @@ def check_inputs(
         yield outcome
 
 
+@dataclass(frozen=True)
+class _Match:
+    """Which of GSPMD's decisions the conversion pins: the boundary's, the propagation's."""
+
+    boundary: bool = False
+    propagation: bool = False
+
+
 def _prepare(
     name: str,
     data: bytes | None,
     devices: int | None,
     mesh: dict,
-    match: bool = False,
+    match: _Match = _Match(),
     pad: bool = False,
 ) -> list[_Graph]:
     try:
@@ -235,7 +247,7 @@ def _convert(
     source: dump.Graph,
     fallback: int | None,
     mesh: dict,
-    match: bool = False,
+    match: _Match = _Match(),
     pad: bool = False,
 ) -> _Graph:
     """`graph` with its two modules, or "already Shardy". Raises ShardyConvertError (a bug of
@@ -248,13 +260,16 @@ def _convert(
         original = _padded(source.text) if pad else source.text
         # GSPMD's boundary (--match-gspmd-boundary) as check compiles the original: propagation
         # to the unannotated results only (signature.propagate_to_output)
-        flags = main_signature(original).propagate_to_output() if match else True
+        matching = match.boundary or match.propagation
+        flags = main_signature(original).propagate_to_output() if matching else True
         options = {
             **mesh,
             "fallback_devices": fallback,
-            "match_gspmd_boundary": match,
+            "match_gspmd_boundary": match.boundary,
             "allow_spmd_sharding_propagation_to_output": flags,
         }
+        if match.propagation:
+            options["match_gspmd_propagation"] = True
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ShardyConvertWarning)
             converted = convert(original, validate=True, **options)
