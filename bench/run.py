@@ -28,14 +28,14 @@
    1024 wide, ResNet-18 224x224 batch 32, one training step each compiled (never run) with
    GSPMD, with Shardy, with Shardy after match_gspmd_boundary and after
    match_gspmd_propagation; and those options' price per program (their extra compiles).
-10. GSPMD's program under Shardy (bench_pins.py; with --cost-only too): every real graph of
-   testdata/ whose two programs differ, compiled as GSPMD's original, Shardy's conversion and
-   the conversion with GSPMD's decisions pinned (match_gspmd_propagation): collective bytes,
-   temp memory, rematerializations, compile time, the pins and what finding them took.
 9. A big dump (bench_big_dump.py; alone: --big-dump-only): a real dump of testdata/ repeated
    to --big-dump-mb MB (default 300) in a temporary directory, through `convert` and through
    the floor (parse + verify + print graph by graph), each in a process of its own: wall time
    and peak RSS of both.
+10. GSPMD's program under Shardy (bench_pins.py; with --cost-only too): every real graph of
+   testdata/ whose two programs differ, compiled as GSPMD's original, Shardy's conversion and
+   the conversion with GSPMD's decisions pinned (match_gspmd_propagation): collective bytes,
+   temp memory, rematerializations, compile time, the pins and what finding them took.
 Then a PASS/MISS line per target of issues 4, 10, 18 and 24 (convert <= 1.25x the floor on every
 module, cold start <= 1.5x, the hook <= 2 % of the plugin's compile on the whole-model graph,
 the big dump's peak RSS <= 2x the floor's: memory bounded by a graph, not by the file).
