@@ -20,6 +20,7 @@ from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from ..errors import ModuleError
 from . import compat
 from .bindings import sdy, stablehlo
+from .debug_locations import parseable
 from .diagnostics import mlir_error
 from .legacy_i1 import i1_hex_for_parser
 from .nesting import check_nesting
@@ -83,7 +84,7 @@ def parse_module(data: str | bytes, ctx: ir.Context) -> ir.Module:
     if isinstance(data, str):
         check_no_nul(data)
         check_nesting(data.encode("utf-8"))
-        data = i1_hex_for_parser(data)
+        data = parseable(i1_hex_for_parser(data))
     compat.forget_dead_operations(ctx)
     try:
         return ir.Module.parse(data, context=ctx)

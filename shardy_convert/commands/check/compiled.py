@@ -15,6 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from ...errors import ShardyConvertError
+from ...ir.debug_locations import parseable
 from ...ir.legacy_i1 import i1_hex_for_parser
 from ...xla import compiler
 from ...xla import execute as xla_execute
@@ -99,8 +100,8 @@ def compile_module(text: str | bytes, n: int, *, shardy: bool) -> Compiled:
     (`Signature.device_order`: a program placed whole on device k is one partition on k)
     compiles on those devices of the `n`."""
     signature = main_signature(text)
-    if isinstance(text, str):  # XLA's parser is jaxlib's MLIR too (see legacy_i1)
-        text = i1_hex_for_parser(text)
+    if isinstance(text, str):  # XLA's parser is jaxlib's MLIR too (legacy_i1, debug_locations)
+        text = parseable(i1_hex_for_parser(text))
     order = signature.device_order
     options = compile_options(
         len(order or range(n)),

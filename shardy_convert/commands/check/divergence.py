@@ -19,6 +19,7 @@ Shardy's program 1.81x GSPMD's collective bytes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -38,6 +39,7 @@ from .cost import COLLECTIVES, Cost, shape_bytes
 from .signature import main_signature
 
 SHOWN = 5  # divergences the text report shows per graph
+INFERRED_AXIS = "_axis_"  # the axes of a mesh inferred from the shardings: _axis_0, ...
 
 
 @dataclass(frozen=True)
@@ -216,6 +218,10 @@ def pin_line(spec: str | None, op: TaggedOp) -> str | None:
     if spec is None or spec in ("manual",) or spec.startswith("maximal") or ":(" in spec:
         return None
     spec_text = "None" if spec == "replicated" else spec
+    # The mesh inferred from the shardings names its axes _axis_0, _axis_1, ... major first:
+    # torch_xla takes a mesh axis by its position as well (the program's own mesh, where the
+    # shardings use every axis of it; a mesh file names them).
+    spec_text = re.sub(rf"'{INFERRED_AXIS}(\d+)'", r"\1", spec_text)
     where = f" at {op.location}" if op.location else ""
     return f"xs.mark_sharding(<value>, mesh, {spec_text})  # {op.name}{where}"
 
