@@ -47,6 +47,32 @@ def newer_plugin(tmp_path_factory) -> str:
     return str(out)
 
 
+@pytest.fixture(scope="module")
+def faulty_wrapper(tmp_path_factory) -> str:
+    """The wrapper built as setup.py builds it, plus its test-only fault hook
+    (-DSHARDY_CONVERT_FAULTS: SHARDY_CONVERT_FAIL_ALLOC names an allocation that fails), and the
+    sanitizer of the build under test when one is preloaded (make test-asan, test-tsan)."""
+    include = Path(pjrt_plugin.plugin_path()).parent / "include"
+    out = tmp_path_factory.mktemp("faulty_wrapper") / "libpjrt_shardy_wrapper.so"
+    preloaded = os.environ.get("LD_PRELOAD", "")
+    sanitizer = (
+        ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined"]
+        if "libasan" in preloaded
+        else ["-fsanitize=thread"]
+        if "libtsan" in preloaded
+        else []
+    )
+    command = [
+        os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O2", "-g", *sanitizer,
+        "-fvisibility=hidden", "-Wall", "-Wextra", "-Werror", "-DSHARDY_CONVERT_FAULTS",
+        "-isystem", str(include), "-I", str(WRAPPER_SOURCES),
+        str(WRAPPER_SOURCES / "pjrt_shardy_wrapper.c"), "-o", str(out), "-ldl", "-lpthread",
+    ]  # fmt: skip
+    built = subprocess.run(command, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    return str(out)
+
+
 def scenario(name: str, plugin: str, *, minor: int = 120, timeout: float = 300, **env) -> dict:
     """Runs bridging.py's `name` in a child process; its result."""
     child_env = {
@@ -120,6 +146,25 @@ def test_running_out_of_memory_making_an_error_is_an_error(newer_plugin):
         "for_each_payload_failed": False,
     }
     assert result["errors"] == [expected, expected]
+
+
+def test_running_out_of_memory_recording_a_device_order_fails_and_destroys_the_executable(
+    newer_plugin, faulty_wrapper
+):
+    """A program in another device order whose order cannot be recorded would run on the
+    caller's devices unpermuted (the record was dropped silently before): the compile fails
+    with RESOURCE_EXHAUSTED and the plugin's executable is destroyed; so does
+    PJRT_LoadedExecutable_GetExecutable, its PJRT_Executable destroyed."""
+    result = scenario(
+        "order_out_of_memory", newer_plugin, SHARDY_CONVERT_WRAPPER_LIBRARY=faulty_wrapper
+    )
+    out_of_memory = {
+        "code": RESOURCE_EXHAUSTED,
+        "message": "shardy-convert PJRT wrapper: out of memory",
+    }
+    assert result["compile"] == {"error": out_of_memory, "made": [0, 0], "executable": False}
+    assert result["get_executable"] == {"error": out_of_memory, "made": [1, 0], "executable": True}
+    assert result[""] == {"error": None, "made": [1, 1], "executable": True}
 
 
 def test_an_older_callers_options_are_padded_for_the_newer_plugin(newer_plugin):

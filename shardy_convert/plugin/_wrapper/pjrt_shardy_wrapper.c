@@ -139,6 +139,17 @@ static void table_for_each_payload(const PJRT_Error *error, PJRT_Error_PayloadVi
   (void)error, (void)visitor, (void)user_arg;
 }
 
+/* Test builds only (-DSHARDY_CONVERT_FAULTS, tests/plugin/test_newer_plugin.py): the allocation
+ * at the site $SHARDY_CONVERT_FAIL_ALLOC names fails, as if memory had run out there. */
+#ifdef SHARDY_CONVERT_FAULTS
+static int fault(const char *site) {
+  const char *name = getenv("SHARDY_CONVERT_FAIL_ALLOC");
+  return name != NULL && strcmp(name, site) == 0;
+}
+#else
+#define fault(site) ((void)(site), 0)
+#endif
+
 /* XLA's ActualStructSizeIsGreaterOrEqual: an argument struct must hold every field the wrapper
  * reads. A newer caller's larger struct is fine (its extra fields are left as they are); an
  * older caller's smaller one is refused, never read past its end. */
@@ -231,12 +242,16 @@ typedef struct Ordered {
 static Ordered *ordered;
 static pthread_mutex_t ordered_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void remember_order(const void *key, const int32_t *order, size_t n) {
-  Ordered *o = calloc(1, sizeof(Ordered));
-  int32_t *copy = malloc(n * sizeof(int32_t));
-  if (o == NULL || copy == NULL) {
-    free(o), free(copy);
-    return;
+/* Records the order `key` runs in. Out of memory, nothing is recorded and the caller must fail
+ * (an executable without its record would run on the caller's devices unpermuted). `site` names
+ * the caller for fault(). */
+static PJRT_Error *remember_order(const char *site, const void *key, const int32_t *order,
+                                  size_t n) {
+  Ordered *o = fault(site) ? NULL : calloc(1, sizeof(Ordered));
+  int32_t *copy = o != NULL ? malloc(n > 0 ? n * sizeof(int32_t) : 1) : NULL;
+  if (copy == NULL) {
+    free(o);
+    return (PJRT_Error *)&out_of_memory;
   }
   memcpy(copy, order, n * sizeof(int32_t));
   o->key = key, o->n = n, o->order = copy, o->identity = 1;
@@ -245,6 +260,7 @@ static void remember_order(const void *key, const int32_t *order, size_t n) {
   o->next = ordered;
   ordered = o;
   pthread_mutex_unlock(&ordered_lock);
+  return NULL;
 }
 
 static Ordered *find_order(const void *key) {
@@ -489,6 +505,27 @@ static void *copy_args(const void *args, size_t known) {
   return copy;
 }
 
+/* An error of the plugin's the caller will not see. */
+static void drop_plugin_error(PJRT_Error *error) {
+  if (error == NULL) return;
+  PJRT_Error_Destroy_Args args = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE,
+                                  .error = error};
+  real->header.PJRT_Error_Destroy(&args);
+}
+
+/* Destroys what the plugin made for a call that fails. */
+static void release_loaded_executable(PJRT_LoadedExecutable *executable) {
+  PJRT_LoadedExecutable_Destroy_Args args = {
+      .struct_size = PJRT_LoadedExecutable_Destroy_Args_STRUCT_SIZE, .executable = executable};
+  drop_plugin_error(real->header.PJRT_LoadedExecutable_Destroy(&args));
+}
+
+static void release_executable(PJRT_Executable *executable) {
+  PJRT_Executable_Destroy_Args args = {.struct_size = PJRT_Executable_Destroy_Args_STRUCT_SIZE,
+                                       .executable = executable};
+  drop_plugin_error(real->header.PJRT_Executable_Destroy(&args));
+}
+
 /* hook(code, format, options) -> (code, format, options, order as int32s or b""). */
 static PJRT_Error *client_compile(PJRT_Client_Compile_Args *args) {
   PJRT_Error *e = CHECK_ARGS(PJRT_Client_Compile_Args, args);
@@ -521,11 +558,14 @@ static PJRT_Error *client_compile(PJRT_Client_Compile_Args *args) {
     e = real->header.PJRT_Client_Compile(call);
     if (thread != NULL) py.Eval_RestoreThread(thread);
   }
-  if (e == NULL) {
-    args->executable = call->executable;
-    if (r.size[3] > 0)
-      remember_order(call->executable, (const int32_t *)r.data[3], r.size[3] / sizeof(int32_t));
+  /* An executable whose order cannot be recorded would run on the caller's devices as given:
+   * the compile fails instead, the executable destroyed. */
+  if (e == NULL && r.size[3] > 0) {
+    e = remember_order("compile", call->executable, (const int32_t *)r.data[3],
+                       r.size[3] / sizeof(int32_t));
+    if (e != NULL) release_loaded_executable(call->executable);
   }
+  if (e == NULL) args->executable = call->executable;
   free(program), free(call), free_answer(&r);
   return e;
 }
@@ -635,8 +675,11 @@ static PJRT_Error *loaded_executable_get_executable(
   PJRT_Error *e = CHECK_ARGS(PJRT_LoadedExecutable_GetExecutable_Args, args);
   if (e == NULL) e = real->header.PJRT_LoadedExecutable_GetExecutable(args);
   Ordered *o = e == NULL ? find_order(args->loaded_executable) : NULL;
-  if (o != NULL && find_order(args->executable) == NULL)
-    remember_order(args->executable, o->order, o->n);
+  if (o != NULL && find_order(args->executable) == NULL &&
+      (e = remember_order("get_executable", args->executable, o->order, o->n)) != NULL) {
+    release_executable(args->executable); /* its shardings would read in the plugin's order */
+    args->executable = NULL;
+  }
   return e;
 }
 
