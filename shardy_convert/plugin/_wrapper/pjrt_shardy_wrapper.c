@@ -222,9 +222,10 @@ static PJRT_Error *unavailable(void *args) {
 /* The hook may hand back an iota-mesh program plus the order it runs in: the plugin's partition
  * k runs on the device the caller knows as position order[k] of its device assignment. One
  * record per executable keeps the caller's view of it (docs/wrapper-internals.md). Records are
- * written under the lock; what one holds is never changed once set, and it is freed only when
- * its executable is destroyed, which PJRT callers do only once every other call on it returned:
- * a record found under the lock may be read after it. */
+ * written under the lock; what one holds is never changed once set. A call that uses one holds
+ * it (hold_order .. release_order, under the lock): it is freed when its executable is
+ * destroyed and no call holds it, so a record held may be read without the lock, and every use
+ * comes before the free through the lock, whatever else orders the caller's calls. */
 typedef struct Ordered {
   struct Ordered *next;
   const void *key; /* a PJRT_LoadedExecutable* or a PJRT_Executable* of one */
@@ -237,6 +238,8 @@ typedef struct Ordered {
   size_t program_size;
   const char *format; /* the plugin's format string of that program */
   size_t format_size;
+  int users;     /* the calls holding it now (hold_order) */
+  int forgotten; /* its executable was destroyed: the last holder frees it */
 } Ordered;
 
 static Ordered *ordered;
@@ -263,12 +266,27 @@ static PJRT_Error *remember_order(const char *site, const void *key, const int32
   return NULL;
 }
 
-static Ordered *find_order(const void *key) {
+/* The record of `key`, held until release_order (NULL: none). */
+static Ordered *hold_order(const void *key) {
   pthread_mutex_lock(&ordered_lock);
   Ordered *o = ordered;
   while (o != NULL && o->key != key) o = o->next;
+  if (o != NULL) o->users++;
   pthread_mutex_unlock(&ordered_lock);
   return o;
+}
+
+static void free_order(Ordered *o) {
+  free(o->order), free(o->devices), free(o->program), free(o);
+}
+
+static void release_order(const Ordered *held) {
+  if (held == NULL) return;
+  Ordered *o = (Ordered *)held;
+  pthread_mutex_lock(&ordered_lock);
+  int last = --o->users == 0 && o->forgotten;
+  pthread_mutex_unlock(&ordered_lock);
+  if (last) free_order(o);
 }
 
 static void forget_order(const void *key) {
@@ -276,10 +294,10 @@ static void forget_order(const void *key) {
   Ordered **link = &ordered;
   while (*link != NULL && (*link)->key != key) link = &(*link)->next;
   Ordered *o = *link;
-  if (o != NULL) *link = o->next;
+  int unused = 0;
+  if (o != NULL) *link = o->next, o->forgotten = 1, unused = o->users == 0;
   pthread_mutex_unlock(&ordered_lock);
-  if (o == NULL) return;
-  free(o->order), free(o->devices), free(o->program), free(o);
+  if (unused) free_order(o);
 }
 /* ---- The Python side ------------------------------------------------------------------------ */
 
@@ -637,20 +655,21 @@ static PJRT_Error *loaded_executable_execute(PJRT_LoadedExecutable_Execute_Args 
     e = new_error(PJRT_Error_Code_INVALID_ARGUMENT,
                   "shardy-convert PJRT wrapper: PJRT_LoadedExecutable_Execute without options");
   if (e != NULL) return e;
-  const Ordered *o = find_order(args->executable);
+  const Ordered *o = hold_order(args->executable);
   int permuted =
       o != NULL && !o->identity && args->num_devices == o->n && args->execute_device == NULL;
   Execute x = {.call = args};
   if (permuted || args->options->struct_size < plugin_options_size) {
     x.call = copy_args(args, PJRT_LoadedExecutable_Execute_Args_STRUCT_SIZE);
-    if (x.call == NULL) return (PJRT_Error *)&out_of_memory;
+    if (x.call == NULL) x.call = args, e = (PJRT_Error *)&out_of_memory;
   }
-  e = pad_options(&x);
+  if (e == NULL) e = pad_options(&x);
   if (e == NULL && permuted) e = permute(&x, o);
   if (e == NULL) e = real->header.PJRT_LoadedExecutable_Execute(x.call);
   if (e == NULL && x.events != NULL)
     for (size_t k = 0; k < o->n; k++) args->device_complete_events[o->order[k]] = x.events[k];
   free_execute(&x, args);
+  release_order(o);
   return e;
 }
 
@@ -658,13 +677,17 @@ static PJRT_Error *loaded_executable_addressable_devices(
     PJRT_LoadedExecutable_AddressableDevices_Args *args) {
   PJRT_Error *e = CHECK_ARGS(PJRT_LoadedExecutable_AddressableDevices_Args, args);
   if (e == NULL) e = real->header.PJRT_LoadedExecutable_AddressableDevices(args);
-  Ordered *o = e == NULL ? find_order(args->executable) : NULL;
-  if (o == NULL || args->num_addressable_devices != o->n) return e;
+  Ordered *o = e == NULL ? hold_order(args->executable) : NULL;
+  if (o == NULL || args->num_addressable_devices != o->n) {
+    release_order(o);
+    return e;
+  }
   pthread_mutex_lock(&ordered_lock);
   if (o->devices == NULL && (o->devices = malloc(o->n * sizeof *o->devices)) != NULL)
     for (size_t k = 0; k < o->n; k++) o->devices[o->order[k]] = args->addressable_devices[k];
   PJRT_Device **devices = o->devices;
   pthread_mutex_unlock(&ordered_lock);
+  release_order(o);
   if (devices == NULL) return (PJRT_Error *)&out_of_memory;
   args->addressable_devices = devices;
   return NULL;
@@ -674,12 +697,14 @@ static PJRT_Error *loaded_executable_get_executable(
     PJRT_LoadedExecutable_GetExecutable_Args *args) {
   PJRT_Error *e = CHECK_ARGS(PJRT_LoadedExecutable_GetExecutable_Args, args);
   if (e == NULL) e = real->header.PJRT_LoadedExecutable_GetExecutable(args);
-  Ordered *o = e == NULL ? find_order(args->loaded_executable) : NULL;
-  if (o != NULL && find_order(args->executable) == NULL &&
+  Ordered *o = e == NULL ? hold_order(args->loaded_executable) : NULL;
+  Ordered *known = o != NULL ? hold_order(args->executable) : NULL;
+  if (o != NULL && known == NULL &&
       (e = remember_order("get_executable", args->executable, o->order, o->n)) != NULL) {
     release_executable(args->executable); /* its shardings would read in the plugin's order */
     args->executable = NULL;
   }
+  release_order(known), release_order(o);
   return e;
 }
 
@@ -733,20 +758,13 @@ static PJRT_Error *relabel(Ordered *o, PJRT_Executable *executable) {
   return e;
 }
 
-static PJRT_Error *executable_optimized_program(PJRT_Executable_OptimizedProgram_Args *args) {
-  PJRT_Error *e = CHECK_ARGS(PJRT_Executable_OptimizedProgram_Args, args);
-  if (e == NULL && args->program == NULL)
-    e = new_error(
-        PJRT_Error_Code_INVALID_ARGUMENT,
-        "shardy-convert PJRT wrapper: PJRT_Executable_OptimizedProgram without a program");
-  if (e == NULL) e = CHECK_ARGS(PJRT_Program, args->program);
-  Ordered *o = e == NULL ? find_order(args->executable) : NULL;
-  if (e != NULL || o == NULL)
-    return e != NULL ? e : real->header.PJRT_Executable_OptimizedProgram(args);
+/* The record's relabelled program (made on first ask) into the caller's program struct. */
+static PJRT_Error *copy_program(Ordered *o, PJRT_Executable_OptimizedProgram_Args *args) {
   pthread_mutex_lock(&ordered_lock);
   int made = o->program != NULL;
   pthread_mutex_unlock(&ordered_lock);
-  if (!made && (e = relabel(o, args->executable)) != NULL) return e;
+  PJRT_Error *e = made ? NULL : relabel(o, args->executable);
+  if (e != NULL) return e;
   pthread_mutex_lock(&ordered_lock);
   Ordered kept = *o;
   pthread_mutex_unlock(&ordered_lock);
@@ -765,6 +783,21 @@ static PJRT_Error *executable_optimized_program(PJRT_Executable_OptimizedProgram
   return NULL;
 }
 
+static PJRT_Error *executable_optimized_program(PJRT_Executable_OptimizedProgram_Args *args) {
+  PJRT_Error *e = CHECK_ARGS(PJRT_Executable_OptimizedProgram_Args, args);
+  if (e == NULL && args->program == NULL)
+    e = new_error(
+        PJRT_Error_Code_INVALID_ARGUMENT,
+        "shardy-convert PJRT wrapper: PJRT_Executable_OptimizedProgram without a program");
+  if (e == NULL) e = CHECK_ARGS(PJRT_Program, args->program);
+  Ordered *o = e == NULL ? hold_order(args->executable) : NULL;
+  if (e != NULL || o == NULL)
+    return e != NULL ? e : real->header.PJRT_Executable_OptimizedProgram(args);
+  e = copy_program(o, args);
+  release_order(o);
+  return e;
+}
+
 static void free_assignment(PJRT_DeviceAssignmentSerialized *serialized) {
   free(serialized);
 }
@@ -775,7 +808,7 @@ static PJRT_Error *loaded_executable_get_device_assignment(
     PJRT_LoadedExecutable_GetDeviceAssignment_Args *args) {
   PJRT_Error *e = CHECK_ARGS(PJRT_LoadedExecutable_GetDeviceAssignment_Args, args);
   if (e == NULL) e = real->header.PJRT_LoadedExecutable_GetDeviceAssignment(args);
-  Ordered *o = e == NULL ? find_order(args->executable) : NULL;
+  Ordered *o = e == NULL ? hold_order(args->executable) : NULL;
   if (o == NULL) return e;
   Answer r;
   memset(&r, 0, sizeof r);
@@ -783,6 +816,7 @@ static PJRT_Error *loaded_executable_get_device_assignment(
   size_t size[2] = {args->serialized_bytes_size, o->n * sizeof(int32_t)};
   e = call_python("shardy_convert.plugin.wrapper:caller_device_assignment", &reassign, 2, data,
                   size, 1, &r);
+  release_order(o);
   if (args->serialized_device_assignment_deleter != NULL)
     args->serialized_device_assignment_deleter(args->serialized_device_assignment);
   args->serialized_bytes = e == NULL ? r.data[0] : NULL;
