@@ -302,30 +302,36 @@ static void forget_order(const void *key) {
 /* ---- The Python side ------------------------------------------------------------------------ */
 
 typedef struct PyObject PyObject;
+
+/* The Python C API the wrapper calls: X(return type, field of `py`, parameters, symbol). */
+#define PYTHON_API(X)                                                                            \
+  X(int, IsInitialized, (void), "Py_IsInitialized")                                              \
+  X(int, GILState_Ensure, (void), "PyGILState_Ensure")                                           \
+  X(void, GILState_Release, (int), "PyGILState_Release")                                         \
+  X(int, GILState_Check, (void), "PyGILState_Check")                                             \
+  X(void *, Eval_SaveThread, (void), "PyEval_SaveThread")                                        \
+  X(void, Eval_RestoreThread, (void *), "PyEval_RestoreThread")                                  \
+  X(PyObject *, Import_ImportModule, (const char *), "PyImport_ImportModule")                    \
+  X(PyObject *, Object_GetAttrString, (PyObject *, const char *), "PyObject_GetAttrString")      \
+  X(PyObject *, Object_CallObject, (PyObject *, PyObject *), "PyObject_CallObject")              \
+  X(PyObject *, Object_Str, (PyObject *), "PyObject_Str")                                        \
+  X(PyObject *, Tuple_New, (ptrdiff_t), "PyTuple_New")                                           \
+  X(int, Tuple_SetItem, (PyObject *, ptrdiff_t, PyObject *), "PyTuple_SetItem")                  \
+  X(PyObject *, Tuple_GetItem, (PyObject *, ptrdiff_t), "PyTuple_GetItem")                       \
+  X(ptrdiff_t, Tuple_Size, (PyObject *), "PyTuple_Size")                                         \
+  X(PyObject *, Bytes_FromStringAndSize, (const char *, ptrdiff_t), "PyBytes_FromStringAndSize") \
+  X(int, Bytes_AsStringAndSize, (PyObject *, char **, ptrdiff_t *), "PyBytes_AsStringAndSize")   \
+  X(const char *, Unicode_AsUTF8AndSize, (PyObject *, ptrdiff_t *), "PyUnicode_AsUTF8AndSize")   \
+  X(void, Err_Fetch, (PyObject **, PyObject **, PyObject **), "PyErr_Fetch")                     \
+  X(void, Err_Clear, (void), "PyErr_Clear")                                                      \
+  X(void, DecRef, (PyObject *), "Py_DecRef")                                                     \
+  X(int, Err_GivenExceptionMatches, (PyObject *, PyObject *), "PyErr_GivenExceptionMatches")     \
+  X(void, Err_Restore, (PyObject *, PyObject *, PyObject *), "PyErr_Restore")                    \
+  X(int, AddPendingCall, (int (*)(void *), void *), "Py_AddPendingCall")
+
+#define PYTHON_FIELD(type, field, params, symbol) type(*field) params;
 static struct {
-  int (*IsInitialized)(void);
-  int (*GILState_Ensure)(void);
-  void (*GILState_Release)(int);
-  int (*GILState_Check)(void);
-  void *(*Eval_SaveThread)(void);
-  void (*Eval_RestoreThread)(void *);
-  PyObject *(*Import_ImportModule)(const char *);
-  PyObject *(*Object_GetAttrString)(PyObject *, const char *);
-  PyObject *(*Object_CallObject)(PyObject *, PyObject *);
-  PyObject *(*Object_Str)(PyObject *);
-  PyObject *(*Tuple_New)(ptrdiff_t);
-  int (*Tuple_SetItem)(PyObject *, ptrdiff_t, PyObject *);
-  PyObject *(*Tuple_GetItem)(PyObject *, ptrdiff_t);
-  ptrdiff_t (*Tuple_Size)(PyObject *);
-  PyObject *(*Bytes_FromStringAndSize)(const char *, ptrdiff_t);
-  int (*Bytes_AsStringAndSize)(PyObject *, char **, ptrdiff_t *);
-  const char *(*Unicode_AsUTF8AndSize)(PyObject *, ptrdiff_t *);
-  void (*Err_Fetch)(PyObject **, PyObject **, PyObject **);
-  void (*Err_Clear)(void);
-  void (*DecRef)(PyObject *);
-  int (*Err_GivenExceptionMatches)(PyObject *, PyObject *);
-  void (*Err_Restore)(PyObject *, PyObject *, PyObject *);
-  int (*AddPendingCall)(int (*)(void *), void *);
+  PYTHON_API(PYTHON_FIELD)
   PyObject **Exc_Exception; /* a variable: the address of PyExc_Exception */
 } py;
 static int have_python;
@@ -333,37 +339,13 @@ static int have_python;
  * and caller_device_assignment. */
 static PyObject *hook, *relabeller, *reassign;
 
+/* Each of PYTHON_API looked up in the host process, in its own type: 0 when one is missing. */
+#define FIND_PYTHON(type, field, params, symbol) \
+  if ((py.field = (type(*) params)dlsym(RTLD_DEFAULT, symbol)) == NULL) return 0;
 static int find_python(void) {
-  static const char *names[] = {"Py_IsInitialized",
-                                "PyGILState_Ensure",
-                                "PyGILState_Release",
-                                "PyGILState_Check",
-                                "PyEval_SaveThread",
-                                "PyEval_RestoreThread",
-                                "PyImport_ImportModule",
-                                "PyObject_GetAttrString",
-                                "PyObject_CallObject",
-                                "PyObject_Str",
-                                "PyTuple_New",
-                                "PyTuple_SetItem",
-                                "PyTuple_GetItem",
-                                "PyTuple_Size",
-                                "PyBytes_FromStringAndSize",
-                                "PyBytes_AsStringAndSize",
-                                "PyUnicode_AsUTF8AndSize",
-                                "PyErr_Fetch",
-                                "PyErr_Clear",
-                                "Py_DecRef",
-                                "PyErr_GivenExceptionMatches",
-                                "PyErr_Restore",
-                                "Py_AddPendingCall",
-                                "PyExc_Exception"};
-  void **out = (void **)&py;
-  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-    out[i] = dlsym(RTLD_DEFAULT, names[i]);
-    if (out[i] == NULL) return 0;
-  }
-  return 1;
+  PYTHON_API(FIND_PYTHON)
+  py.Exc_Exception = (PyObject **)dlsym(RTLD_DEFAULT, "PyExc_Exception");
+  return py.Exc_Exception != NULL;
 }
 
 #define MAX_ITEMS 4
