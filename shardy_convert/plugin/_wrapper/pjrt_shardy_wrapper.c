@@ -210,6 +210,15 @@ static PJRT_Error *error_for_each_payload(PJRT_Error_ForEachPayload_Args *args) 
   return REAL(FOR_EACH_PAYLOAD_ENTRY) != NULL ? real->FOR_EACH_PAYLOAD_ENTRY(args) : NULL;
 }
 
+/* The entries that receive an error object, the same in both tables (the wrapped plugin's and
+ * the stand-in): the wrapper's errors are answered here, whichever table made them. */
+static void install_error_entries(LaterApi *table, size_t size) {
+  table->header.PJRT_Error_Destroy = error_destroy;
+  table->header.PJRT_Error_Message = error_message;
+  table->header.PJRT_Error_GetCode = error_get_code;
+  if (HAS(size, FOR_EACH_PAYLOAD_ENTRY)) table->FOR_EACH_PAYLOAD_ENTRY = error_for_each_payload;
+}
+
 /* Every other entry of the stand-in table: there is no plugin to forward to. */
 static PJRT_Error *unavailable(void *args) {
   (void)args;
@@ -828,9 +837,7 @@ static void stand_in(void) {
   api->header.pjrt_api_version.minor_version = PJRT_API_MINOR;
   LaterEntry *end = (LaterEntry *)((char *)api + sizeof(PJRT_Api));
   for (LaterEntry *entry = FIRST_ENTRY(api); entry < end; entry++) *entry = (LaterEntry)unavailable;
-  api->header.PJRT_Error_Destroy = error_destroy;
-  api->header.PJRT_Error_Message = error_message;
-  api->header.PJRT_Error_GetCode = error_get_code;
+  install_error_entries(api, sizeof(PJRT_Api));
 }
 
 /* The plugin's table with the wrapper's entries, cut at the newest API version the wrapper
@@ -855,10 +862,7 @@ static int wrap(const PJRT_Api *theirs, const char *path) {
   int minor = theirs->pjrt_api_version.minor_version;
   if (minor > NEWEST_KNOWN_MINOR) api->header.pjrt_api_version.minor_version = NEWEST_KNOWN_MINOR;
   plugin_options_size = execute_options_size(minor);
-  api->header.PJRT_Error_Destroy = error_destroy;
-  api->header.PJRT_Error_Message = error_message;
-  api->header.PJRT_Error_GetCode = error_get_code;
-  if (HAS(size, FOR_EACH_PAYLOAD_ENTRY)) api->FOR_EACH_PAYLOAD_ENTRY = error_for_each_payload;
+  install_error_entries(api, size);
   api->header.PJRT_Client_Compile = client_compile;
   api->header.PJRT_LoadedExecutable_Execute = loaded_executable_execute;
   api->header.PJRT_LoadedExecutable_AddressableDevices = loaded_executable_addressable_devices;
