@@ -189,6 +189,22 @@ def out_of_memory(newer_plugin: str) -> dict:
     return {"same_error": made[0] == made[1] != 0, "errors": described}
 
 
+def stand_in(newer_plugin: str) -> dict:
+    """The wrapper with no plugin to wrap (SHARDY_CONVERT_PLUGIN=""): its stand-in table, and
+    an error of it through every error entry, PJRT_Error_ForEachPayload included."""
+    caller = Caller(newer_plugin)
+    api = caller.api
+    create = api.args("PJRT_Client_Create_Args")
+    error = caller.raw("PJRT_Client_Create", create)
+    described = caller.describe(error)
+    caller.destroy(error)
+    return {
+        "table": [api.api_struct_size, list(api.api_version)],
+        "error": described,
+        "plugin_saw_it": bool(caller.plugin.NewerPluginSawError(error)),
+    }
+
+
 def order_out_of_memory(newer_plugin: str) -> dict:
     """Recording the device order of a program compiled in another order runs out of memory
     (the wrapper's test build, SHARDY_CONVERT_FAIL_ALLOC names where): at the compile, and at
@@ -312,6 +328,7 @@ if __name__ == "__main__":
         "errors": errors,
         "out_of_memory": out_of_memory,
         "execute": execute,
+        "stand_in": stand_in,
         "order_out_of_memory": order_out_of_memory,
     }[scenario](newer)
     print("RESULT " + json.dumps(result))

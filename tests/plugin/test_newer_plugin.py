@@ -29,7 +29,7 @@ from tests import pjrt_plugin
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = Path(__file__).with_name("newer_pjrt_plugin.c")
 WRAPPER_SOURCES = ROOT / "shardy_convert" / "plugin" / "_wrapper"
-INVALID_ARGUMENT, UNIMPLEMENTED, RESOURCE_EXHAUSTED = 3, 12, 8
+INVALID_ARGUMENT, UNIMPLEMENTED, RESOURCE_EXHAUSTED, FAILED_PRECONDITION = 3, 12, 8, 9
 
 
 @pytest.fixture(scope="module")
@@ -165,6 +165,21 @@ def test_running_out_of_memory_recording_a_device_order_fails_and_destroys_the_e
     assert result["compile"] == {"error": out_of_memory, "made": [0, 0], "executable": False}
     assert result["get_executable"] == {"error": out_of_memory, "made": [1, 0], "executable": True}
     assert result[""] == {"error": None, "made": [1, 1], "executable": True}
+
+
+def test_the_stand_in_table_answers_every_error_entry(newer_plugin):
+    """No plugin to wrap: a table of API 0.99 whose entries are each a stub of its own type,
+    and whose error entries, PJRT_Error_ForEachPayload among them, are the wrapper's."""
+    result = scenario("stand_in", newer_plugin, SHARDY_CONVERT_PLUGIN="")
+    assert result["table"] == [1104, [0, 99]]
+    error = result["error"]
+    assert (error["code"], error["payloads"], error["for_each_payload_failed"]) == (
+        FAILED_PRECONDITION,
+        [],
+        False,
+    )
+    assert error["message"].startswith("shardy-convert PJRT wrapper: no plugin to wrap")
+    assert not result["plugin_saw_it"]
 
 
 def test_an_older_callers_options_are_padded_for_the_newer_plugin(newer_plugin):

@@ -220,11 +220,147 @@ static void install_error_entries(LaterApi *table, size_t size) {
 }
 
 /* Every other entry of the stand-in table: there is no plugin to forward to. */
-static PJRT_Error *unavailable(void *args) {
-  (void)args;
+static PJRT_Error *unavailable(void) {
   return new_error(PJRT_Error_Code_FAILED_PRECONDITION, "shardy-convert PJRT wrapper: %s",
                    load_problem);
 }
+
+/* The header's entries of 0.81 but the three PJRT_Error_* ones, in its order. With
+ * HEADER_LATER_ENTRIES and LATER_ENTRIES (pjrt_later.h: 0.82..0.98) they are the stand-in
+ * table's stubs, one of each entry's own type: ISO C calls a function only through its own type
+ * (clang's -fsanitize=function reports any other call). */
+#define ENTRIES_0_81(X)                                   \
+  X(PJRT_Plugin_Initialize)                               \
+  X(PJRT_Plugin_Attributes)                               \
+  X(PJRT_Event_Destroy)                                   \
+  X(PJRT_Event_IsReady)                                   \
+  X(PJRT_Event_Error)                                     \
+  X(PJRT_Event_Await)                                     \
+  X(PJRT_Event_OnReady)                                   \
+  X(PJRT_Client_Create)                                   \
+  X(PJRT_Client_Destroy)                                  \
+  X(PJRT_Client_PlatformName)                             \
+  X(PJRT_Client_ProcessIndex)                             \
+  X(PJRT_Client_PlatformVersion)                          \
+  X(PJRT_Client_Devices)                                  \
+  X(PJRT_Client_AddressableDevices)                       \
+  X(PJRT_Client_LookupDevice)                             \
+  X(PJRT_Client_LookupAddressableDevice)                  \
+  X(PJRT_Client_AddressableMemories)                      \
+  X(PJRT_Client_Compile)                                  \
+  X(PJRT_Client_DefaultDeviceAssignment)                  \
+  X(PJRT_Client_BufferFromHostBuffer)                     \
+  X(PJRT_DeviceDescription_Id)                            \
+  X(PJRT_DeviceDescription_ProcessIndex)                  \
+  X(PJRT_DeviceDescription_Attributes)                    \
+  X(PJRT_DeviceDescription_Kind)                          \
+  X(PJRT_DeviceDescription_DebugString)                   \
+  X(PJRT_DeviceDescription_ToString)                      \
+  X(PJRT_Device_GetDescription)                           \
+  X(PJRT_Device_IsAddressable)                            \
+  X(PJRT_Device_LocalHardwareId)                          \
+  X(PJRT_Device_AddressableMemories)                      \
+  X(PJRT_Device_DefaultMemory)                            \
+  X(PJRT_Device_MemoryStats)                              \
+  X(PJRT_Memory_Id)                                       \
+  X(PJRT_Memory_Kind)                                     \
+  X(PJRT_Memory_DebugString)                              \
+  X(PJRT_Memory_ToString)                                 \
+  X(PJRT_Memory_AddressableByDevices)                     \
+  X(PJRT_Executable_Destroy)                              \
+  X(PJRT_Executable_Name)                                 \
+  X(PJRT_Executable_NumReplicas)                          \
+  X(PJRT_Executable_NumPartitions)                        \
+  X(PJRT_Executable_NumOutputs)                           \
+  X(PJRT_Executable_SizeOfGeneratedCodeInBytes)           \
+  X(PJRT_Executable_GetCostAnalysis)                      \
+  X(PJRT_Executable_OutputMemoryKinds)                    \
+  X(PJRT_Executable_OptimizedProgram)                     \
+  X(PJRT_Executable_Serialize)                            \
+  X(PJRT_LoadedExecutable_Destroy)                        \
+  X(PJRT_LoadedExecutable_GetExecutable)                  \
+  X(PJRT_LoadedExecutable_AddressableDevices)             \
+  X(PJRT_LoadedExecutable_Delete)                         \
+  X(PJRT_LoadedExecutable_IsDeleted)                      \
+  X(PJRT_LoadedExecutable_Execute)                        \
+  X(PJRT_Executable_DeserializeAndLoad)                   \
+  X(PJRT_LoadedExecutable_Fingerprint)                    \
+  X(PJRT_Buffer_Destroy)                                  \
+  X(PJRT_Buffer_ElementType)                              \
+  X(PJRT_Buffer_Dimensions)                               \
+  X(PJRT_Buffer_UnpaddedDimensions)                       \
+  X(PJRT_Buffer_DynamicDimensionIndices)                  \
+  X(PJRT_Buffer_GetMemoryLayout)                          \
+  X(PJRT_Buffer_OnDeviceSizeInBytes)                      \
+  X(PJRT_Buffer_Device)                                   \
+  X(PJRT_Buffer_Memory)                                   \
+  X(PJRT_Buffer_Delete)                                   \
+  X(PJRT_Buffer_IsDeleted)                                \
+  X(PJRT_Buffer_CopyToDevice)                             \
+  X(PJRT_Buffer_ToHostBuffer)                             \
+  X(PJRT_Buffer_IsOnCpu)                                  \
+  X(PJRT_Buffer_ReadyEvent)                               \
+  X(PJRT_Buffer_UnsafePointer)                            \
+  X(PJRT_Buffer_IncreaseExternalReferenceCount)           \
+  X(PJRT_Buffer_DecreaseExternalReferenceCount)           \
+  X(PJRT_Buffer_OpaqueDeviceMemoryDataPointer)            \
+  X(PJRT_CopyToDeviceStream_Destroy)                      \
+  X(PJRT_CopyToDeviceStream_AddChunk)                     \
+  X(PJRT_CopyToDeviceStream_TotalBytes)                   \
+  X(PJRT_CopyToDeviceStream_GranuleSize)                  \
+  X(PJRT_CopyToDeviceStream_CurrentBytes)                 \
+  X(PJRT_TopologyDescription_Create)                      \
+  X(PJRT_TopologyDescription_Destroy)                     \
+  X(PJRT_TopologyDescription_PlatformName)                \
+  X(PJRT_TopologyDescription_PlatformVersion)             \
+  X(PJRT_TopologyDescription_GetDeviceDescriptions)       \
+  X(PJRT_TopologyDescription_Serialize)                   \
+  X(PJRT_TopologyDescription_Attributes)                  \
+  X(PJRT_Compile)                                         \
+  X(PJRT_Executable_OutputElementTypes)                   \
+  X(PJRT_Executable_OutputDimensions)                     \
+  X(PJRT_Buffer_CopyToMemory)                             \
+  X(PJRT_Client_CreateViewOfDeviceBuffer)                 \
+  X(PJRT_Executable_Fingerprint)                          \
+  X(PJRT_Client_TopologyDescription)                      \
+  X(PJRT_Executable_GetCompiledMemoryStats)               \
+  X(PJRT_Memory_Kind_Id)                                  \
+  X(PJRT_ExecuteContext_Create)                           \
+  X(PJRT_ExecuteContext_Destroy)                          \
+  X(PJRT_Buffer_CopyRawToHost)                            \
+  X(PJRT_AsyncHostToDeviceTransferManager_Destroy)        \
+  X(PJRT_AsyncHostToDeviceTransferManager_TransferData)   \
+  X(PJRT_Client_CreateBuffersForAsyncHostToDevice)        \
+  X(PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer) \
+  X(PJRT_AsyncHostToDeviceTransferManager_Device)         \
+  X(PJRT_AsyncHostToDeviceTransferManager_BufferCount)    \
+  X(PJRT_AsyncHostToDeviceTransferManager_BufferSize)     \
+  X(PJRT_AsyncHostToDeviceTransferManager_SetBufferError) \
+  X(PJRT_AsyncHostToDeviceTransferManager_AddMetadata)    \
+  X(PJRT_Client_DmaMap)                                   \
+  X(PJRT_Client_DmaUnmap)                                 \
+  X(PJRT_Client_CreateUninitializedBuffer)                \
+  X(PJRT_Client_UpdateGlobalProcessInfo)                  \
+  X(PJRT_TopologyDescription_Deserialize)                 \
+  X(PJRT_Client_CreateAliasBuffer)                        \
+  X(PJRT_Client_FulfillAliasBuffer)                       \
+  X(PJRT_LoadedExecutable_GetDeviceAssignment)
+
+/* The list is 0.81's table whole: as many entries as it has, each name assigned below. */
+#define COUNT_ENTRY(name) +1
+_Static_assert(PJRT_STRUCT_SIZE(PJRT_Api, PJRT_LoadedExecutable_GetDeviceAssignment) ==
+                   offsetof(PJRT_Api, PJRT_Error_Destroy) +
+                       (3 ENTRIES_0_81(COUNT_ENTRY)) * sizeof(LaterEntry),
+               "ENTRIES_0_81 must list every entry of PJRT C API 0.81 but the PJRT_Error_* ones");
+
+#define STUB(name)                                                  \
+  static PJRT_Error *unavailable_##name(struct name##_Args *args) { \
+    (void)args;                                                     \
+    return unavailable();                                           \
+  }
+ENTRIES_0_81(STUB)
+HEADER_LATER_ENTRIES(STUB)
+LATER_ENTRIES(STUB)
 
 /* ---- Executables compiled in another device order ------------------------------------------ */
 
@@ -822,22 +958,23 @@ static PJRT_Error *loaded_executable_get_device_assignment(
 /* ---- Loading ----------------------------------------------------------------------------------
  */
 
-/* The entries of a table, as places (for filling them all). */
-#define FIRST_ENTRY(table) ((LaterEntry *)&(table)->header.PJRT_Error_Destroy)
-
-/* Served when there is no plugin to wrap: the header's version, every call an error saying why
- * (each entry called through its own type: the wrapper's `unavailable` takes any args struct
- * and returns an error, as every entry but two void ones does). */
+/* Served when there is no plugin to wrap: a table of API 0.99 (through PJRT_Error_ForEachPayload),
+ * the error entries the wrapper's, every other call an error saying why, each entry a stub of its
+ * own type. */
 static void stand_in(void) {
   api = calloc(1, sizeof(LaterApi));
   if (api == NULL) return;
-  api->header.struct_size = sizeof(PJRT_Api);
+  size_t size = PJRT_STRUCT_SIZE(LaterApi, FOR_EACH_PAYLOAD_ENTRY);
+  api->header.struct_size = size;
   api->header.pjrt_api_version.struct_size = PJRT_Api_Version_STRUCT_SIZE;
   api->header.pjrt_api_version.major_version = PJRT_API_MAJOR;
-  api->header.pjrt_api_version.minor_version = PJRT_API_MINOR;
-  LaterEntry *end = (LaterEntry *)((char *)api + sizeof(PJRT_Api));
-  for (LaterEntry *entry = FIRST_ENTRY(api); entry < end; entry++) *entry = (LaterEntry)unavailable;
-  install_error_entries(api, sizeof(PJRT_Api));
+  api->header.pjrt_api_version.minor_version = 99;
+#define INSTALL_STUB(name) api->header.name = unavailable_##name;
+#define INSTALL_LATER_STUB(name) api->name = unavailable_##name;
+  ENTRIES_0_81(INSTALL_STUB)
+  HEADER_LATER_ENTRIES(INSTALL_STUB)
+  LATER_ENTRIES(INSTALL_LATER_STUB)
+  install_error_entries(api, size);
 }
 
 /* The plugin's table with the wrapper's entries, cut at the newest API version the wrapper
