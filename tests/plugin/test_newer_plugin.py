@@ -135,8 +135,9 @@ def test_running_out_of_memory_making_an_error_is_an_error(newer_plugin):
     # One malloc arena: a thread's first malloc would reserve an arena of its own (64 MiB of
     # address space) and abort the process when the limit refuses it.
     env = {"SHARDY_CONVERT_HOOK": "__main__:huge_message_hook", "MALLOC_ARENA_MAX": "1"}
-    if "libasan" in os.environ.get("LD_PRELOAD", ""):
-        env["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":allocator_may_return_null=1"
+    for runtime, options in (("libasan", "ASAN_OPTIONS"), ("libtsan", "TSAN_OPTIONS")):
+        if runtime in os.environ.get("LD_PRELOAD", ""):  # make test-asan, test-tsan
+            env[options] = os.environ.get(options, "") + ":allocator_may_return_null=1"
     result = scenario("out_of_memory", newer_plugin, **env)
     assert result["same_error"]
     expected = {
