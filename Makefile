@@ -41,7 +41,7 @@ XDIST := -n $(PYTEST_JOBS)
 .DEFAULT_GOAL := help
 # Every target is a task, none a file: `examples`, `testdata` and `bench` are folders too, and
 # a target named like an existing folder would be "up to date" without being .PHONY.
-.PHONY: help install install-torch docs quick test test-e2e test-oldest test-newest test-asan lint format testdata examples golden bench clean distclean
+.PHONY: help install install-torch docs quick test test-e2e test-oldest test-newest test-asan test-tsan lint format testdata examples golden bench clean distclean
 
 # Every target with a `## ` description, names padded to the longest one.
 help: ## list the targets
@@ -67,13 +67,14 @@ docs: $(PY) ## regenerate the docs' reference pages from the code, then build th
 quick: lint ## ruff, then the suite without the slow compile proofs (lit included; no torch_xla, no oldest jax)
 	$(PY) -m pytest -q -m "not slow" $(XDIST)
 
-test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices, torch_xla end to end), the suite again on the oldest and on the newest supported jax, the wrapper under ASan/UBSan, the docs
+test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices, torch_xla end to end), the suite again on the oldest and on the newest supported jax, the wrapper under ASan/UBSan and under TSan, the docs
 	$(PY) -m pytest -q $(XDIST)
 	$(MAKE) docs
 	$(MAKE) test-e2e
 	$(MAKE) test-oldest
 	$(MAKE) test-newest
 	$(MAKE) test-asan
+	$(MAKE) test-tsan
 
 # The e2e suite, the test data and the plugin example also need the test tools and the
 # xla-cpu-pjrt plugin in the torch venv: every target that uses the venv depends on this stamp.
@@ -162,6 +163,31 @@ test-asan: $(ASAN_LIB) $(TORCH_E2E) ## the wrapper built with ASan+UBSan: its te
 	  assert wrapper.library_path() == '$(abspath $(ASAN_LIB))', wrapper.library_path()"
 	$(ASAN_ENV) $(PY) -m pytest -q -p no:cacheprovider tests/plugin $(ASAN_NOT)
 	$(ASAN_ENV) $(TORCH_PY) -m pytest -q -p no:cacheprovider $(ASAN_E2E)
+
+# The wrapper built with ThreadSanitizer (docs/wrapper-internals.md), in a build folder of its
+# own, the TSan runtime preloaded into the uninstrumented Python. Only the wrapper is
+# instrumented: what CPython, numpy, jaxlib and the XLA plugin do through TSan's interceptors is
+# ignored (tests/plugin/tsan.supp names those libraries, never the wrapper), so a race with a
+# wrapper frame still fails. The first report stops the process (halt_on_error, exit code 66): a
+# failed test, or a failed pytest. The tests: the modules that load the C wrapper, JAX's own
+# client among them (it compiles on threads Python did not start).
+TSAN_LIB := build/tsan/libpjrt_shardy_wrapper.so
+TSAN_SUPP := tests/plugin/tsan.supp
+TSAN_ENV = LD_PRELOAD="$$($(CC) -print-file-name=libtsan.so)" \
+  TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(abspath $(TSAN_SUPP)) \
+  SHARDY_CONVERT_WRAPPER_LIBRARY=$(abspath $(TSAN_LIB))
+TSAN_TESTS := $(foreach t,wrapper newer_plugin jax_client,tests/plugin/test_$(t).py)
+
+$(TSAN_LIB): $(WRAPPER_C) shardy_convert/plugin/_wrapper/pjrt_later.h $(PY)
+	mkdir -p $(dir $@)
+	$(CC) -shared -fPIC -g -O1 -fno-omit-frame-pointer -fsanitize=thread \
+	  -fvisibility=hidden -Wall -Wextra -Werror \
+	  -isystem $(PJRT_INCLUDE) -I shardy_convert/plugin/_wrapper $(WRAPPER_C) -o $@ -ldl -lpthread
+
+test-tsan: $(TSAN_LIB) ## the wrapper built with ThreadSanitizer: its tests, JAX's own client compiling through it on its threads
+	$(TSAN_ENV) $(PY) -c "from shardy_convert.plugin import wrapper; \
+	  assert wrapper.library_path() == '$(abspath $(TSAN_LIB))', wrapper.library_path()"
+	$(TSAN_ENV) $(PY) -m pytest -q -p no:cacheprovider $(TSAN_TESTS)
 
 $(TORCH_PY):
 	$(PYTHON) -m venv $(TORCH_VENV)

@@ -101,6 +101,7 @@ RUNS = {
         r"^\.venv-jax-oldest/bin/python -m pytest -q -p no:cacheprovider" + SPREAD,
         r"^\.venv-jax-newest/bin/python -m pytest -q -p no:cacheprovider" + SPREAD,
         r"^\.venv/bin/mkdocs build --strict --site-dir build/site$",
+        r"SHARDY_CONVERT_WRAPPER_LIBRARY=\S*build/tsan/\S+ \.venv/bin/python -m pytest",
     ],
     "test-e2e": [r"^\.venv-torch/bin/python -m pytest -q -p no:cacheprovider e2e$"],
     "install-torch": [
@@ -118,6 +119,12 @@ RUNS = {
         r"\.venv/bin/python -m pytest -q -p no:cacheprovider tests/plugin\b",
         r"SHARDY_CONVERT_WRAPPER_LIBRARY=\S*build/asan/libpjrt_shardy_wrapper\.so "
         r"\.venv-torch/bin/python -m pytest -q -p no:cacheprovider e2e/",
+    ],
+    "test-tsan": [
+        r"TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=\S*tests/plugin/tsan\.supp ",
+        r"SHARDY_CONVERT_WRAPPER_LIBRARY=\S*build/tsan/libpjrt_shardy_wrapper\.so "
+        r"\.venv/bin/python -m pytest -q -p no:cacheprovider tests/plugin/test_wrapper\.py "
+        r"tests/plugin/test_newer_plugin\.py tests/plugin/test_jax_client\.py$",
     ],
     "lint": [
         r"^\.venv/bin/ruff check \.$",
@@ -150,6 +157,7 @@ MADE = [
     ".venv-jax-oldest/.installed",
     ".venv-jax-newest/.installed",
     "build/asan/libpjrt_shardy_wrapper.so",
+    "build/tsan/libpjrt_shardy_wrapper.so",
 ]
 
 
@@ -211,3 +219,27 @@ def test_the_torchax_written_over_torch_xlas_copy_is_the_extras():
     torchax again after it, the version the extra pins."""
     pinned = re.search(r'"torchax==([^"]+)"', (ROOT / "pyproject.toml").read_text()).group(1)
     assert re.search(rf"^TORCHAX := {re.escape(pinned)}$", MAKEFILE, re.M), pinned
+
+
+def test_the_tsan_build_is_instrumented_and_its_suppressions_never_name_the_wrapper():
+    """`make test-tsan`'s wrapper is built with -fsanitize=thread in a folder of its own, and
+    every suppression names an uninstrumented library's interceptor calls: none can hide a
+    race in the wrapper's own code."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    built = subprocess.run(
+        ["make", "-n", "-B", "--no-print-directory", "-o", ".venv/bin/python",
+         "build/tsan/libpjrt_shardy_wrapper.so"],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert re.search(
+        r"-fsanitize=thread\b.*pjrt_shardy_wrapper\.c -o build/tsan/libpjrt_shardy_wrapper\.so",
+        built.replace("\\\n", " "),
+    ), built
+    lines = (ROOT / "tests" / "plugin" / "tsan.supp").read_text().splitlines()
+    rules = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+    assert rules
+    for rule in rules:
+        kind, _, library = rule.partition(":")
+        assert kind == "called_from_lib", rule
+        assert "shardy" not in library, rule
+        assert "wrapper" not in library, rule

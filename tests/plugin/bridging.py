@@ -189,6 +189,58 @@ def out_of_memory(newer_plugin: str) -> dict:
     return {"same_error": made[0] == made[1] != 0, "errors": described}
 
 
+def stand_in(newer_plugin: str) -> dict:
+    """The wrapper with no plugin to wrap (SHARDY_CONVERT_PLUGIN=""): its stand-in table, and
+    an error of it through every error entry, PJRT_Error_ForEachPayload included."""
+    caller = Caller(newer_plugin)
+    api = caller.api
+    create = api.args("PJRT_Client_Create_Args")
+    error = caller.raw("PJRT_Client_Create", create)
+    described = caller.describe(error)
+    caller.destroy(error)
+    return {
+        "table": [api.api_struct_size, list(api.api_version)],
+        "error": described,
+        "plugin_saw_it": bool(caller.plugin.NewerPluginSawError(error)),
+    }
+
+
+def order_out_of_memory(newer_plugin: str) -> dict:
+    """Recording the device order of a program compiled in another order runs out of memory
+    (the wrapper's test build, SHARDY_CONVERT_FAIL_ALLOC names where): at the compile, and at
+    PJRT_LoadedExecutable_GetExecutable. Each fails, and what the plugin made for it is
+    destroyed; then the same with memory enough."""
+    from tests.plugin.test_wrapper import GATHER
+
+    caller = Caller(newer_plugin)
+    caller.plugin.NewerPluginLiveExecutables.restype = ctypes.c_long
+    ours = caller.client()
+    artifact = pjrt_plugin.portable_artifact(GATHER, "1.13.0")
+
+    def live() -> list[int]:
+        return [caller.plugin.NewerPluginLiveExecutables(k) for k in (1, 0)]
+
+    def attempt(site: str) -> dict:
+        os.environ["SHARDY_CONVERT_FAIL_ALLOC"] = site
+        before, error, exe = live(), None, None
+        try:
+            exe = ours.client.compile(artifact, options=compile_options(8))
+            exe._executable()
+        except pypjrt.errors.PjrtError as e:
+            error = {"code": e.code, "message": str(e)}
+        os.environ.pop("SHARDY_CONVERT_FAIL_ALLOC")
+        made = [now - then for now, then in zip(live(), before)]
+        return {"error": error, "made": made, "executable": exe is not None}
+
+    return {site: attempt(site) for site in ("compile", "get_executable", "")}
+
+
+def compile_options(partitions: int):
+    return pypjrt.CompileOptions(
+        num_replicas=1, num_partitions=partitions, use_spmd_partitioning=True
+    )
+
+
 def execute_args_of_size(size: int):
     """Makes pypjrt's Execute arguments `size` bytes long: a newer caller's with fields past
     execute_device (zeros), or an older caller's."""
@@ -276,5 +328,7 @@ if __name__ == "__main__":
         "errors": errors,
         "out_of_memory": out_of_memory,
         "execute": execute,
+        "stand_in": stand_in,
+        "order_out_of_memory": order_out_of_memory,
     }[scenario](newer)
     print("RESULT " + json.dumps(result))

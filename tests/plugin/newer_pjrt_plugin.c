@@ -14,7 +14,9 @@
  *
  * It records every error object its entries are handed (NewerPluginSawError), so a test can
  * prove that no error the wrapper made ever reached it. PJRT_Client_Create with the create
- * option "newer_plugin_refuse" fails with one of its own errors. */
+ * option "newer_plugin_refuse" fails with one of its own errors. It counts the executables it
+ * made and not yet destroyed (NewerPluginLiveExecutables), so a test can prove that the wrapper
+ * destroys what it does not hand on. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -173,6 +175,46 @@ static PJRT_Error *client_create(PJRT_Client_Create_Args *args) {
   return base->PJRT_Client_Create(args);
 }
 
+/* Loaded executables and executables made and not destroyed. */
+static long live_loaded, live_executables;
+
+EXPORT long NewerPluginLiveExecutables(int loaded) {
+  pthread_mutex_lock(&lock);
+  long live = loaded ? live_loaded : live_executables;
+  pthread_mutex_unlock(&lock);
+  return live;
+}
+
+static void count(long *counter, long change) {
+  pthread_mutex_lock(&lock);
+  *counter += change;
+  pthread_mutex_unlock(&lock);
+}
+
+static PJRT_Error *client_compile(PJRT_Client_Compile_Args *args) {
+  PJRT_Error *e = base->PJRT_Client_Compile(args);
+  if (e == NULL) count(&live_loaded, 1);
+  return e;
+}
+
+static PJRT_Error *loaded_executable_destroy(PJRT_LoadedExecutable_Destroy_Args *args) {
+  PJRT_Error *e = base->PJRT_LoadedExecutable_Destroy(args);
+  if (e == NULL) count(&live_loaded, -1);
+  return e;
+}
+
+static PJRT_Error *get_executable(PJRT_LoadedExecutable_GetExecutable_Args *args) {
+  PJRT_Error *e = base->PJRT_LoadedExecutable_GetExecutable(args);
+  if (e == NULL) count(&live_executables, 1);
+  return e;
+}
+
+static PJRT_Error *executable_destroy(PJRT_Executable_Destroy_Args *args) {
+  PJRT_Error *e = base->PJRT_Executable_Destroy(args);
+  if (e == NULL) count(&live_executables, -1);
+  return e;
+}
+
 static size_t last_execute_args_size;
 
 EXPORT size_t NewerPluginLastExecuteArgsSize(void) {
@@ -210,6 +252,10 @@ static void load(void) {
   table.api.header.PJRT_Error_GetCode = error_get_code;
   table.api.header.PJRT_Client_Create = client_create;
   table.api.header.PJRT_LoadedExecutable_Execute = execute;
+  table.api.header.PJRT_Client_Compile = client_compile;
+  table.api.header.PJRT_LoadedExecutable_Destroy = loaded_executable_destroy;
+  table.api.header.PJRT_LoadedExecutable_GetExecutable = get_executable;
+  table.api.header.PJRT_Executable_Destroy = executable_destroy;
   table.api.FOR_EACH_PAYLOAD_ENTRY = error_for_each_payload;
   /* 0.99 ends with ForEachPayload; 0.114 five entries later (not implemented here: NULL). */
   table.api.header.struct_size = minor < NEWEST_KNOWN_MINOR

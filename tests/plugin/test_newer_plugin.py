@@ -29,7 +29,7 @@ from tests import pjrt_plugin
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = Path(__file__).with_name("newer_pjrt_plugin.c")
 WRAPPER_SOURCES = ROOT / "shardy_convert" / "plugin" / "_wrapper"
-INVALID_ARGUMENT, UNIMPLEMENTED, RESOURCE_EXHAUSTED = 3, 12, 8
+INVALID_ARGUMENT, UNIMPLEMENTED, RESOURCE_EXHAUSTED, FAILED_PRECONDITION = 3, 12, 8, 9
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +41,32 @@ def newer_plugin(tmp_path_factory) -> str:
         os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O1", "-Wall", "-Werror",
         "-isystem", str(include), "-I", str(WRAPPER_SOURCES), str(SOURCE), "-o", str(out),
         "-ldl", "-lpthread",
+    ]  # fmt: skip
+    built = subprocess.run(command, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    return str(out)
+
+
+@pytest.fixture(scope="module")
+def faulty_wrapper(tmp_path_factory) -> str:
+    """The wrapper built as setup.py builds it, plus its test-only fault hook
+    (-DSHARDY_CONVERT_FAULTS: SHARDY_CONVERT_FAIL_ALLOC names an allocation that fails), and the
+    sanitizer of the build under test when one is preloaded (make test-asan, test-tsan)."""
+    include = Path(pjrt_plugin.plugin_path()).parent / "include"
+    out = tmp_path_factory.mktemp("faulty_wrapper") / "libpjrt_shardy_wrapper.so"
+    preloaded = os.environ.get("LD_PRELOAD", "")
+    sanitizer = (
+        ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined"]
+        if "libasan" in preloaded
+        else ["-fsanitize=thread"]
+        if "libtsan" in preloaded
+        else []
+    )
+    command = [
+        os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O2", "-g", *sanitizer,
+        "-fvisibility=hidden", "-Wall", "-Wextra", "-Werror", "-DSHARDY_CONVERT_FAULTS",
+        "-isystem", str(include), "-I", str(WRAPPER_SOURCES),
+        str(WRAPPER_SOURCES / "pjrt_shardy_wrapper.c"), "-o", str(out), "-ldl", "-lpthread",
     ]  # fmt: skip
     built = subprocess.run(command, capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
@@ -109,8 +135,9 @@ def test_running_out_of_memory_making_an_error_is_an_error(newer_plugin):
     # One malloc arena: a thread's first malloc would reserve an arena of its own (64 MiB of
     # address space) and abort the process when the limit refuses it.
     env = {"SHARDY_CONVERT_HOOK": "__main__:huge_message_hook", "MALLOC_ARENA_MAX": "1"}
-    if "libasan" in os.environ.get("LD_PRELOAD", ""):
-        env["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":allocator_may_return_null=1"
+    for runtime, options in (("libasan", "ASAN_OPTIONS"), ("libtsan", "TSAN_OPTIONS")):
+        if runtime in os.environ.get("LD_PRELOAD", ""):  # make test-asan, test-tsan
+            env[options] = os.environ.get(options, "") + ":allocator_may_return_null=1"
     result = scenario("out_of_memory", newer_plugin, **env)
     assert result["same_error"]
     expected = {
@@ -120,6 +147,40 @@ def test_running_out_of_memory_making_an_error_is_an_error(newer_plugin):
         "for_each_payload_failed": False,
     }
     assert result["errors"] == [expected, expected]
+
+
+def test_running_out_of_memory_recording_a_device_order_fails_and_destroys_the_executable(
+    newer_plugin, faulty_wrapper
+):
+    """A program in another device order whose order cannot be recorded would run on the
+    caller's devices unpermuted (the record was dropped silently before): the compile fails
+    with RESOURCE_EXHAUSTED and the plugin's executable is destroyed; so does
+    PJRT_LoadedExecutable_GetExecutable, its PJRT_Executable destroyed."""
+    result = scenario(
+        "order_out_of_memory", newer_plugin, SHARDY_CONVERT_WRAPPER_LIBRARY=faulty_wrapper
+    )
+    out_of_memory = {
+        "code": RESOURCE_EXHAUSTED,
+        "message": "shardy-convert PJRT wrapper: out of memory",
+    }
+    assert result["compile"] == {"error": out_of_memory, "made": [0, 0], "executable": False}
+    assert result["get_executable"] == {"error": out_of_memory, "made": [1, 0], "executable": True}
+    assert result[""] == {"error": None, "made": [1, 1], "executable": True}
+
+
+def test_the_stand_in_table_answers_every_error_entry(newer_plugin):
+    """No plugin to wrap: a table of API 0.99 whose entries are each a stub of its own type,
+    and whose error entries, PJRT_Error_ForEachPayload among them, are the wrapper's."""
+    result = scenario("stand_in", newer_plugin, SHARDY_CONVERT_PLUGIN="")
+    assert result["table"] == [1104, [0, 99]]
+    error = result["error"]
+    assert (error["code"], error["payloads"], error["for_each_payload_failed"]) == (
+        FAILED_PRECONDITION,
+        [],
+        False,
+    )
+    assert error["message"].startswith("shardy-convert PJRT wrapper: no plugin to wrap")
+    assert not result["plugin_saw_it"]
 
 
 def test_an_older_callers_options_are_padded_for_the_newer_plugin(newer_plugin):

@@ -6,8 +6,9 @@
  * of their versions is declared here, each part only where the header is older than the version
  * that brought it (PJRT_API_MINOR), from OpenXLA's xla/pjrt/c/CHANGELOG.md and the 0.114 layout:
  *
- *   - the PJRT_Api entries of 0.82..0.99, in their order, to reach PJRT_Error_ForEachPayload
- *     (0.99): it receives error objects, so the wrapper must intercept it;
+ *   - the PJRT_Api entries of 0.82..0.99, in their order, as X-macro lists (a stub of each
+ *     one's type in the stand-in table), to reach PJRT_Error_ForEachPayload (0.99): it receives
+ *     error objects, so the wrapper must intercept it;
  *   - PJRT_Error_ForEachPayload's arguments and visitor;
  *   - the size of PJRT_Api at 0.114, the newest version the wrapper was checked against (what it
  *     hands out of a newer plugin's table, see pjrt_shardy_wrapper.c);
@@ -52,51 +53,139 @@ typedef struct PJRT_Error_ForEachPayload_Args {
 typedef PJRT_Error *PJRT_Error_ForEachPayload(PJRT_Error_ForEachPayload_Args *args);
 #endif
 
-/* ---- PJRT_Api: the entries after the header's, through 0.99 ------------------------------- */
+/* ---- PJRT_Api: the entries of 0.82..0.98 --------------------------------------------------- */
 
-/* Entries the wrapper forwards untouched are only places: a function pointer each. */
+/* Each of them, as every entry but PJRT_Error_Destroy and _Message, is
+ * `PJRT_Error *NAME(NAME_Args *args)`. For each version, LATER_<minor>(X) lists the entries that
+ * version added which the header lacks (members of LaterApi after the header's), HEADER_<minor>(X)
+ * those it added which the header has (members of PJRT_Api): one of the two is empty. The
+ * wrapper's stand-in table gives each entry a stub of its own type from these lists. */
+#if PJRT_API_MINOR < 82
+#define LATER_82(X) X(PJRT_Client_CreateErrorBuffer)
+#define HEADER_82(X)
+#else
+#define LATER_82(X)
+#define HEADER_82(X) X(PJRT_Client_CreateErrorBuffer)
+#endif
+#if PJRT_API_MINOR < 83
+#define LATER_83(X) X(PJRT_AsyncHostToDeviceTransferManager_TransferLiteral)
+#define HEADER_83(X)
+#else
+#define LATER_83(X)
+#define HEADER_83(X) X(PJRT_AsyncHostToDeviceTransferManager_TransferLiteral)
+#endif
+#if PJRT_API_MINOR < 84
+#define LATER_84(X) X(PJRT_Buffer_CopyRawToHostFuture)
+#define HEADER_84(X)
+#else
+#define LATER_84(X)
+#define HEADER_84(X) X(PJRT_Buffer_CopyRawToHostFuture)
+#endif
+#if PJRT_API_MINOR < 85
+#define LATER_85(X) X(PJRT_Device_PoisonExecution)
+#define HEADER_85(X)
+#else
+#define LATER_85(X)
+#define HEADER_85(X) X(PJRT_Device_PoisonExecution)
+#endif
+#if PJRT_API_MINOR < 86
+#define LATER_86(X) X(PJRT_Device_CreateAsyncTrackingEvent) X(PJRT_AsyncTrackingEvent_Destroy)
+#define HEADER_86(X)
+#else
+#define LATER_86(X)
+#define HEADER_86(X) X(PJRT_Device_CreateAsyncTrackingEvent) X(PJRT_AsyncTrackingEvent_Destroy)
+#endif
+#if PJRT_API_MINOR < 87
+#define LATER_87(X) X(PJRT_Executable_GetCompileOptions)
+#define HEADER_87(X)
+#else
+#define LATER_87(X)
+#define HEADER_87(X) X(PJRT_Executable_GetCompileOptions)
+#endif
+#if PJRT_API_MINOR < 88
+#define LATER_88(X) X(PJRT_Buffer_DonateWithControlDependency)
+#define HEADER_88(X)
+#else
+#define LATER_88(X)
+#define HEADER_88(X) X(PJRT_Buffer_DonateWithControlDependency)
+#endif
+#if PJRT_API_MINOR < 89
+#define LATER_89(X) X(PJRT_Event_Create) X(PJRT_Event_Set)
+#define HEADER_89(X)
+#else
+#define LATER_89(X)
+#define HEADER_89(X) X(PJRT_Event_Create) X(PJRT_Event_Set)
+#endif
+#if PJRT_API_MINOR < 92
+#define LATER_92(X) X(PJRT_Device_GetAttributes)
+#define HEADER_92(X)
+#else
+#define LATER_92(X)
+#define HEADER_92(X) X(PJRT_Device_GetAttributes)
+#endif
+#if PJRT_API_MINOR < 95
+#define LATER_95(X) X(PJRT_Client_Load)
+#define HEADER_95(X)
+#else
+#define LATER_95(X)
+#define HEADER_95(X) X(PJRT_Client_Load)
+#endif
+#if PJRT_API_MINOR < 96
+#define LATER_96(X) X(PJRT_LoadedExecutable_AddressableDeviceLogicalIds)
+#define HEADER_96(X)
+#else
+#define LATER_96(X)
+#define HEADER_96(X) X(PJRT_LoadedExecutable_AddressableDeviceLogicalIds)
+#endif
+#if PJRT_API_MINOR < 98
+#define LATER_98(X) X(PJRT_Buffer_Bitcast)
+#define HEADER_98(X)
+#else
+#define LATER_98(X)
+#define HEADER_98(X) X(PJRT_Buffer_Bitcast)
+#endif
+
+/* The entries of 0.82..0.98 the header lacks, and those it has. */
+#define LATER_ENTRIES(X) \
+  LATER_82(X)            \
+  LATER_83(X)            \
+  LATER_84(X)            \
+  LATER_85(X)            \
+  LATER_86(X)            \
+  LATER_87(X)            \
+  LATER_88(X)            \
+  LATER_89(X)            \
+  LATER_92(X)            \
+  LATER_95(X)            \
+  LATER_96(X)            \
+  LATER_98(X)
+#define HEADER_LATER_ENTRIES(X) \
+  HEADER_82(X)                  \
+  HEADER_83(X)                  \
+  HEADER_84(X)                  \
+  HEADER_85(X)                  \
+  HEADER_86(X)                  \
+  HEADER_87(X)                  \
+  HEADER_88(X)                  \
+  HEADER_89(X)                  \
+  HEADER_92(X)                  \
+  HEADER_95(X)                  \
+  HEADER_96(X)                  \
+  HEADER_98(X)
+
+/* An entry's arguments, by the tag every pjrt_c_api.h gives them (`typedef struct NAME_Args
+ * {...} NAME_Args`): the same type whether a header declares them or not. */
+#define DECLARE_LATER_ARGS(name) struct name##_Args;
+LATER_ENTRIES(DECLARE_LATER_ARGS)
+#define DECLARE_LATER_ENTRY(name) PJRT_Error *(*name)(struct name##_Args * args);
+
+/* An entry after 0.99 (no stand-in serves it, and a wrapped plugin's is forwarded untouched):
+ * only a place, a function pointer. */
 typedef void (*LaterEntry)(void);
 
 typedef struct {
   PJRT_Api header;
-#if PJRT_API_MINOR < 82
-  LaterEntry PJRT_Client_CreateErrorBuffer;
-#endif
-#if PJRT_API_MINOR < 83
-  LaterEntry PJRT_AsyncHostToDeviceTransferManager_TransferLiteral;
-#endif
-#if PJRT_API_MINOR < 84
-  LaterEntry PJRT_Buffer_CopyRawToHostFuture;
-#endif
-#if PJRT_API_MINOR < 85
-  LaterEntry PJRT_Device_PoisonExecution;
-#endif
-#if PJRT_API_MINOR < 86
-  LaterEntry PJRT_Device_CreateAsyncTrackingEvent;
-  LaterEntry PJRT_AsyncTrackingEvent_Destroy;
-#endif
-#if PJRT_API_MINOR < 87
-  LaterEntry PJRT_Executable_GetCompileOptions;
-#endif
-#if PJRT_API_MINOR < 88
-  LaterEntry PJRT_Buffer_DonateWithControlDependency;
-#endif
-#if PJRT_API_MINOR < 89
-  LaterEntry PJRT_Event_Create;
-  LaterEntry PJRT_Event_Set;
-#endif
-#if PJRT_API_MINOR < 92
-  LaterEntry PJRT_Device_GetAttributes;
-#endif
-#if PJRT_API_MINOR < 95
-  LaterEntry PJRT_Client_Load;
-#endif
-#if PJRT_API_MINOR < 96
-  LaterEntry PJRT_LoadedExecutable_AddressableDeviceLogicalIds;
-#endif
-#if PJRT_API_MINOR < 98
-  LaterEntry PJRT_Buffer_Bitcast;
-#endif
+  LATER_ENTRIES(DECLARE_LATER_ENTRY)
 #if PJRT_API_MINOR < 99
   PJRT_Error_ForEachPayload *PJRT_Error_ForEachPayload;
 #endif

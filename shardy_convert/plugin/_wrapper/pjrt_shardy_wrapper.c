@@ -139,6 +139,17 @@ static void table_for_each_payload(const PJRT_Error *error, PJRT_Error_PayloadVi
   (void)error, (void)visitor, (void)user_arg;
 }
 
+/* Test builds only (-DSHARDY_CONVERT_FAULTS, tests/plugin/test_newer_plugin.py): the allocation
+ * at the site $SHARDY_CONVERT_FAIL_ALLOC names fails, as if memory had run out there. */
+#ifdef SHARDY_CONVERT_FAULTS
+static int fault(const char *site) {
+  const char *name = getenv("SHARDY_CONVERT_FAIL_ALLOC");
+  return name != NULL && strcmp(name, site) == 0;
+}
+#else
+#define fault(site) ((void)(site), 0)
+#endif
+
 /* XLA's ActualStructSizeIsGreaterOrEqual: an argument struct must hold every field the wrapper
  * reads. A newer caller's larger struct is fine (its extra fields are left as they are); an
  * older caller's smaller one is refused, never read past its end. */
@@ -199,21 +210,167 @@ static PJRT_Error *error_for_each_payload(PJRT_Error_ForEachPayload_Args *args) 
   return REAL(FOR_EACH_PAYLOAD_ENTRY) != NULL ? real->FOR_EACH_PAYLOAD_ENTRY(args) : NULL;
 }
 
+/* The entries that receive an error object, the same in both tables (the wrapped plugin's and
+ * the stand-in): the wrapper's errors are answered here, whichever table made them. */
+static void install_error_entries(LaterApi *table, size_t size) {
+  table->header.PJRT_Error_Destroy = error_destroy;
+  table->header.PJRT_Error_Message = error_message;
+  table->header.PJRT_Error_GetCode = error_get_code;
+  if (HAS(size, FOR_EACH_PAYLOAD_ENTRY)) table->FOR_EACH_PAYLOAD_ENTRY = error_for_each_payload;
+}
+
 /* Every other entry of the stand-in table: there is no plugin to forward to. */
-static PJRT_Error *unavailable(void *args) {
-  (void)args;
+static PJRT_Error *unavailable(void) {
   return new_error(PJRT_Error_Code_FAILED_PRECONDITION, "shardy-convert PJRT wrapper: %s",
                    load_problem);
 }
+
+/* The header's entries of 0.81 but the three PJRT_Error_* ones, in its order. With
+ * HEADER_LATER_ENTRIES and LATER_ENTRIES (pjrt_later.h: 0.82..0.98) they are the stand-in
+ * table's stubs, one of each entry's own type: ISO C calls a function only through its own type
+ * (clang's -fsanitize=function reports any other call). */
+#define ENTRIES_0_81(X)                                   \
+  X(PJRT_Plugin_Initialize)                               \
+  X(PJRT_Plugin_Attributes)                               \
+  X(PJRT_Event_Destroy)                                   \
+  X(PJRT_Event_IsReady)                                   \
+  X(PJRT_Event_Error)                                     \
+  X(PJRT_Event_Await)                                     \
+  X(PJRT_Event_OnReady)                                   \
+  X(PJRT_Client_Create)                                   \
+  X(PJRT_Client_Destroy)                                  \
+  X(PJRT_Client_PlatformName)                             \
+  X(PJRT_Client_ProcessIndex)                             \
+  X(PJRT_Client_PlatformVersion)                          \
+  X(PJRT_Client_Devices)                                  \
+  X(PJRT_Client_AddressableDevices)                       \
+  X(PJRT_Client_LookupDevice)                             \
+  X(PJRT_Client_LookupAddressableDevice)                  \
+  X(PJRT_Client_AddressableMemories)                      \
+  X(PJRT_Client_Compile)                                  \
+  X(PJRT_Client_DefaultDeviceAssignment)                  \
+  X(PJRT_Client_BufferFromHostBuffer)                     \
+  X(PJRT_DeviceDescription_Id)                            \
+  X(PJRT_DeviceDescription_ProcessIndex)                  \
+  X(PJRT_DeviceDescription_Attributes)                    \
+  X(PJRT_DeviceDescription_Kind)                          \
+  X(PJRT_DeviceDescription_DebugString)                   \
+  X(PJRT_DeviceDescription_ToString)                      \
+  X(PJRT_Device_GetDescription)                           \
+  X(PJRT_Device_IsAddressable)                            \
+  X(PJRT_Device_LocalHardwareId)                          \
+  X(PJRT_Device_AddressableMemories)                      \
+  X(PJRT_Device_DefaultMemory)                            \
+  X(PJRT_Device_MemoryStats)                              \
+  X(PJRT_Memory_Id)                                       \
+  X(PJRT_Memory_Kind)                                     \
+  X(PJRT_Memory_DebugString)                              \
+  X(PJRT_Memory_ToString)                                 \
+  X(PJRT_Memory_AddressableByDevices)                     \
+  X(PJRT_Executable_Destroy)                              \
+  X(PJRT_Executable_Name)                                 \
+  X(PJRT_Executable_NumReplicas)                          \
+  X(PJRT_Executable_NumPartitions)                        \
+  X(PJRT_Executable_NumOutputs)                           \
+  X(PJRT_Executable_SizeOfGeneratedCodeInBytes)           \
+  X(PJRT_Executable_GetCostAnalysis)                      \
+  X(PJRT_Executable_OutputMemoryKinds)                    \
+  X(PJRT_Executable_OptimizedProgram)                     \
+  X(PJRT_Executable_Serialize)                            \
+  X(PJRT_LoadedExecutable_Destroy)                        \
+  X(PJRT_LoadedExecutable_GetExecutable)                  \
+  X(PJRT_LoadedExecutable_AddressableDevices)             \
+  X(PJRT_LoadedExecutable_Delete)                         \
+  X(PJRT_LoadedExecutable_IsDeleted)                      \
+  X(PJRT_LoadedExecutable_Execute)                        \
+  X(PJRT_Executable_DeserializeAndLoad)                   \
+  X(PJRT_LoadedExecutable_Fingerprint)                    \
+  X(PJRT_Buffer_Destroy)                                  \
+  X(PJRT_Buffer_ElementType)                              \
+  X(PJRT_Buffer_Dimensions)                               \
+  X(PJRT_Buffer_UnpaddedDimensions)                       \
+  X(PJRT_Buffer_DynamicDimensionIndices)                  \
+  X(PJRT_Buffer_GetMemoryLayout)                          \
+  X(PJRT_Buffer_OnDeviceSizeInBytes)                      \
+  X(PJRT_Buffer_Device)                                   \
+  X(PJRT_Buffer_Memory)                                   \
+  X(PJRT_Buffer_Delete)                                   \
+  X(PJRT_Buffer_IsDeleted)                                \
+  X(PJRT_Buffer_CopyToDevice)                             \
+  X(PJRT_Buffer_ToHostBuffer)                             \
+  X(PJRT_Buffer_IsOnCpu)                                  \
+  X(PJRT_Buffer_ReadyEvent)                               \
+  X(PJRT_Buffer_UnsafePointer)                            \
+  X(PJRT_Buffer_IncreaseExternalReferenceCount)           \
+  X(PJRT_Buffer_DecreaseExternalReferenceCount)           \
+  X(PJRT_Buffer_OpaqueDeviceMemoryDataPointer)            \
+  X(PJRT_CopyToDeviceStream_Destroy)                      \
+  X(PJRT_CopyToDeviceStream_AddChunk)                     \
+  X(PJRT_CopyToDeviceStream_TotalBytes)                   \
+  X(PJRT_CopyToDeviceStream_GranuleSize)                  \
+  X(PJRT_CopyToDeviceStream_CurrentBytes)                 \
+  X(PJRT_TopologyDescription_Create)                      \
+  X(PJRT_TopologyDescription_Destroy)                     \
+  X(PJRT_TopologyDescription_PlatformName)                \
+  X(PJRT_TopologyDescription_PlatformVersion)             \
+  X(PJRT_TopologyDescription_GetDeviceDescriptions)       \
+  X(PJRT_TopologyDescription_Serialize)                   \
+  X(PJRT_TopologyDescription_Attributes)                  \
+  X(PJRT_Compile)                                         \
+  X(PJRT_Executable_OutputElementTypes)                   \
+  X(PJRT_Executable_OutputDimensions)                     \
+  X(PJRT_Buffer_CopyToMemory)                             \
+  X(PJRT_Client_CreateViewOfDeviceBuffer)                 \
+  X(PJRT_Executable_Fingerprint)                          \
+  X(PJRT_Client_TopologyDescription)                      \
+  X(PJRT_Executable_GetCompiledMemoryStats)               \
+  X(PJRT_Memory_Kind_Id)                                  \
+  X(PJRT_ExecuteContext_Create)                           \
+  X(PJRT_ExecuteContext_Destroy)                          \
+  X(PJRT_Buffer_CopyRawToHost)                            \
+  X(PJRT_AsyncHostToDeviceTransferManager_Destroy)        \
+  X(PJRT_AsyncHostToDeviceTransferManager_TransferData)   \
+  X(PJRT_Client_CreateBuffersForAsyncHostToDevice)        \
+  X(PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer) \
+  X(PJRT_AsyncHostToDeviceTransferManager_Device)         \
+  X(PJRT_AsyncHostToDeviceTransferManager_BufferCount)    \
+  X(PJRT_AsyncHostToDeviceTransferManager_BufferSize)     \
+  X(PJRT_AsyncHostToDeviceTransferManager_SetBufferError) \
+  X(PJRT_AsyncHostToDeviceTransferManager_AddMetadata)    \
+  X(PJRT_Client_DmaMap)                                   \
+  X(PJRT_Client_DmaUnmap)                                 \
+  X(PJRT_Client_CreateUninitializedBuffer)                \
+  X(PJRT_Client_UpdateGlobalProcessInfo)                  \
+  X(PJRT_TopologyDescription_Deserialize)                 \
+  X(PJRT_Client_CreateAliasBuffer)                        \
+  X(PJRT_Client_FulfillAliasBuffer)                       \
+  X(PJRT_LoadedExecutable_GetDeviceAssignment)
+
+/* The list is 0.81's table whole: as many entries as it has, each name assigned below. */
+#define COUNT_ENTRY(name) +1
+_Static_assert(PJRT_STRUCT_SIZE(PJRT_Api, PJRT_LoadedExecutable_GetDeviceAssignment) ==
+                   offsetof(PJRT_Api, PJRT_Error_Destroy) +
+                       (3 ENTRIES_0_81(COUNT_ENTRY)) * sizeof(LaterEntry),
+               "ENTRIES_0_81 must list every entry of PJRT C API 0.81 but the PJRT_Error_* ones");
+
+#define STUB(name)                                                  \
+  static PJRT_Error *unavailable_##name(struct name##_Args *args) { \
+    (void)args;                                                     \
+    return unavailable();                                           \
+  }
+ENTRIES_0_81(STUB)
+HEADER_LATER_ENTRIES(STUB)
+LATER_ENTRIES(STUB)
 
 /* ---- Executables compiled in another device order ------------------------------------------ */
 
 /* The hook may hand back an iota-mesh program plus the order it runs in: the plugin's partition
  * k runs on the device the caller knows as position order[k] of its device assignment. One
  * record per executable keeps the caller's view of it (docs/wrapper-internals.md). Records are
- * written under the lock; what one holds is never changed once set, and it is freed only when
- * its executable is destroyed, which PJRT callers do only once every other call on it returned:
- * a record found under the lock may be read after it. */
+ * written under the lock; what one holds is never changed once set. A call that uses one holds
+ * it (hold_order .. release_order, under the lock): it is freed when its executable is
+ * destroyed and no call holds it, so a record held may be read without the lock, and every use
+ * comes before the free through the lock, whatever else orders the caller's calls. */
 typedef struct Ordered {
   struct Ordered *next;
   const void *key; /* a PJRT_LoadedExecutable* or a PJRT_Executable* of one */
@@ -226,17 +383,23 @@ typedef struct Ordered {
   size_t program_size;
   const char *format; /* the plugin's format string of that program */
   size_t format_size;
+  int users;     /* the calls holding it now (hold_order) */
+  int forgotten; /* its executable was destroyed: the last holder frees it */
 } Ordered;
 
 static Ordered *ordered;
 static pthread_mutex_t ordered_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void remember_order(const void *key, const int32_t *order, size_t n) {
-  Ordered *o = calloc(1, sizeof(Ordered));
-  int32_t *copy = malloc(n * sizeof(int32_t));
-  if (o == NULL || copy == NULL) {
-    free(o), free(copy);
-    return;
+/* Records the order `key` runs in. Out of memory, nothing is recorded and the caller must fail
+ * (an executable without its record would run on the caller's devices unpermuted). `site` names
+ * the caller for fault(). */
+static PJRT_Error *remember_order(const char *site, const void *key, const int32_t *order,
+                                  size_t n) {
+  Ordered *o = fault(site) ? NULL : calloc(1, sizeof(Ordered));
+  int32_t *copy = o != NULL ? malloc(n > 0 ? n * sizeof(int32_t) : 1) : NULL;
+  if (copy == NULL) {
+    free(o);
+    return (PJRT_Error *)&out_of_memory;
   }
   memcpy(copy, order, n * sizeof(int32_t));
   o->key = key, o->n = n, o->order = copy, o->identity = 1;
@@ -245,14 +408,30 @@ static void remember_order(const void *key, const int32_t *order, size_t n) {
   o->next = ordered;
   ordered = o;
   pthread_mutex_unlock(&ordered_lock);
+  return NULL;
 }
 
-static Ordered *find_order(const void *key) {
+/* The record of `key`, held until release_order (NULL: none). */
+static Ordered *hold_order(const void *key) {
   pthread_mutex_lock(&ordered_lock);
   Ordered *o = ordered;
   while (o != NULL && o->key != key) o = o->next;
+  if (o != NULL) o->users++;
   pthread_mutex_unlock(&ordered_lock);
   return o;
+}
+
+static void free_order(Ordered *o) {
+  free(o->order), free(o->devices), free(o->program), free(o);
+}
+
+static void release_order(const Ordered *held) {
+  if (held == NULL) return;
+  Ordered *o = (Ordered *)held;
+  pthread_mutex_lock(&ordered_lock);
+  int last = --o->users == 0 && o->forgotten;
+  pthread_mutex_unlock(&ordered_lock);
+  if (last) free_order(o);
 }
 
 static void forget_order(const void *key) {
@@ -260,38 +439,44 @@ static void forget_order(const void *key) {
   Ordered **link = &ordered;
   while (*link != NULL && (*link)->key != key) link = &(*link)->next;
   Ordered *o = *link;
-  if (o != NULL) *link = o->next;
+  int unused = 0;
+  if (o != NULL) *link = o->next, o->forgotten = 1, unused = o->users == 0;
   pthread_mutex_unlock(&ordered_lock);
-  if (o == NULL) return;
-  free(o->order), free(o->devices), free(o->program), free(o);
+  if (unused) free_order(o);
 }
 /* ---- The Python side ------------------------------------------------------------------------ */
 
 typedef struct PyObject PyObject;
+
+/* The Python C API the wrapper calls: X(return type, field of `py`, parameters, symbol). */
+#define PYTHON_API(X)                                                                            \
+  X(int, IsInitialized, (void), "Py_IsInitialized")                                              \
+  X(int, GILState_Ensure, (void), "PyGILState_Ensure")                                           \
+  X(void, GILState_Release, (int), "PyGILState_Release")                                         \
+  X(int, GILState_Check, (void), "PyGILState_Check")                                             \
+  X(void *, Eval_SaveThread, (void), "PyEval_SaveThread")                                        \
+  X(void, Eval_RestoreThread, (void *), "PyEval_RestoreThread")                                  \
+  X(PyObject *, Import_ImportModule, (const char *), "PyImport_ImportModule")                    \
+  X(PyObject *, Object_GetAttrString, (PyObject *, const char *), "PyObject_GetAttrString")      \
+  X(PyObject *, Object_CallObject, (PyObject *, PyObject *), "PyObject_CallObject")              \
+  X(PyObject *, Object_Str, (PyObject *), "PyObject_Str")                                        \
+  X(PyObject *, Tuple_New, (ptrdiff_t), "PyTuple_New")                                           \
+  X(int, Tuple_SetItem, (PyObject *, ptrdiff_t, PyObject *), "PyTuple_SetItem")                  \
+  X(PyObject *, Tuple_GetItem, (PyObject *, ptrdiff_t), "PyTuple_GetItem")                       \
+  X(ptrdiff_t, Tuple_Size, (PyObject *), "PyTuple_Size")                                         \
+  X(PyObject *, Bytes_FromStringAndSize, (const char *, ptrdiff_t), "PyBytes_FromStringAndSize") \
+  X(int, Bytes_AsStringAndSize, (PyObject *, char **, ptrdiff_t *), "PyBytes_AsStringAndSize")   \
+  X(const char *, Unicode_AsUTF8AndSize, (PyObject *, ptrdiff_t *), "PyUnicode_AsUTF8AndSize")   \
+  X(void, Err_Fetch, (PyObject **, PyObject **, PyObject **), "PyErr_Fetch")                     \
+  X(void, Err_Clear, (void), "PyErr_Clear")                                                      \
+  X(void, DecRef, (PyObject *), "Py_DecRef")                                                     \
+  X(int, Err_GivenExceptionMatches, (PyObject *, PyObject *), "PyErr_GivenExceptionMatches")     \
+  X(void, Err_Restore, (PyObject *, PyObject *, PyObject *), "PyErr_Restore")                    \
+  X(int, AddPendingCall, (int (*)(void *), void *), "Py_AddPendingCall")
+
+#define PYTHON_FIELD(type, field, params, symbol) type(*field) params;
 static struct {
-  int (*IsInitialized)(void);
-  int (*GILState_Ensure)(void);
-  void (*GILState_Release)(int);
-  int (*GILState_Check)(void);
-  void *(*Eval_SaveThread)(void);
-  void (*Eval_RestoreThread)(void *);
-  PyObject *(*Import_ImportModule)(const char *);
-  PyObject *(*Object_GetAttrString)(PyObject *, const char *);
-  PyObject *(*Object_CallObject)(PyObject *, PyObject *);
-  PyObject *(*Object_Str)(PyObject *);
-  PyObject *(*Tuple_New)(ptrdiff_t);
-  int (*Tuple_SetItem)(PyObject *, ptrdiff_t, PyObject *);
-  PyObject *(*Tuple_GetItem)(PyObject *, ptrdiff_t);
-  ptrdiff_t (*Tuple_Size)(PyObject *);
-  PyObject *(*Bytes_FromStringAndSize)(const char *, ptrdiff_t);
-  int (*Bytes_AsStringAndSize)(PyObject *, char **, ptrdiff_t *);
-  const char *(*Unicode_AsUTF8AndSize)(PyObject *, ptrdiff_t *);
-  void (*Err_Fetch)(PyObject **, PyObject **, PyObject **);
-  void (*Err_Clear)(void);
-  void (*DecRef)(PyObject *);
-  int (*Err_GivenExceptionMatches)(PyObject *, PyObject *);
-  void (*Err_Restore)(PyObject *, PyObject *, PyObject *);
-  int (*AddPendingCall)(int (*)(void *), void *);
+  PYTHON_API(PYTHON_FIELD)
   PyObject **Exc_Exception; /* a variable: the address of PyExc_Exception */
 } py;
 static int have_python;
@@ -299,37 +484,13 @@ static int have_python;
  * and caller_device_assignment. */
 static PyObject *hook, *relabeller, *reassign;
 
+/* Each of PYTHON_API looked up in the host process, in its own type: 0 when one is missing. */
+#define FIND_PYTHON(type, field, params, symbol) \
+  if ((py.field = (type(*) params)dlsym(RTLD_DEFAULT, symbol)) == NULL) return 0;
 static int find_python(void) {
-  static const char *names[] = {"Py_IsInitialized",
-                                "PyGILState_Ensure",
-                                "PyGILState_Release",
-                                "PyGILState_Check",
-                                "PyEval_SaveThread",
-                                "PyEval_RestoreThread",
-                                "PyImport_ImportModule",
-                                "PyObject_GetAttrString",
-                                "PyObject_CallObject",
-                                "PyObject_Str",
-                                "PyTuple_New",
-                                "PyTuple_SetItem",
-                                "PyTuple_GetItem",
-                                "PyTuple_Size",
-                                "PyBytes_FromStringAndSize",
-                                "PyBytes_AsStringAndSize",
-                                "PyUnicode_AsUTF8AndSize",
-                                "PyErr_Fetch",
-                                "PyErr_Clear",
-                                "Py_DecRef",
-                                "PyErr_GivenExceptionMatches",
-                                "PyErr_Restore",
-                                "Py_AddPendingCall",
-                                "PyExc_Exception"};
-  void **out = (void **)&py;
-  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-    out[i] = dlsym(RTLD_DEFAULT, names[i]);
-    if (out[i] == NULL) return 0;
-  }
-  return 1;
+  PYTHON_API(FIND_PYTHON)
+  py.Exc_Exception = (PyObject **)dlsym(RTLD_DEFAULT, "PyExc_Exception");
+  return py.Exc_Exception != NULL;
 }
 
 #define MAX_ITEMS 4
@@ -489,6 +650,27 @@ static void *copy_args(const void *args, size_t known) {
   return copy;
 }
 
+/* An error of the plugin's the caller will not see. */
+static void drop_plugin_error(PJRT_Error *error) {
+  if (error == NULL) return;
+  PJRT_Error_Destroy_Args args = {.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE,
+                                  .error = error};
+  real->header.PJRT_Error_Destroy(&args);
+}
+
+/* Destroys what the plugin made for a call that fails. */
+static void release_loaded_executable(PJRT_LoadedExecutable *executable) {
+  PJRT_LoadedExecutable_Destroy_Args args = {
+      .struct_size = PJRT_LoadedExecutable_Destroy_Args_STRUCT_SIZE, .executable = executable};
+  drop_plugin_error(real->header.PJRT_LoadedExecutable_Destroy(&args));
+}
+
+static void release_executable(PJRT_Executable *executable) {
+  PJRT_Executable_Destroy_Args args = {.struct_size = PJRT_Executable_Destroy_Args_STRUCT_SIZE,
+                                       .executable = executable};
+  drop_plugin_error(real->header.PJRT_Executable_Destroy(&args));
+}
+
 /* hook(code, format, options) -> (code, format, options, order as int32s or b""). */
 static PJRT_Error *client_compile(PJRT_Client_Compile_Args *args) {
   PJRT_Error *e = CHECK_ARGS(PJRT_Client_Compile_Args, args);
@@ -521,11 +703,14 @@ static PJRT_Error *client_compile(PJRT_Client_Compile_Args *args) {
     e = real->header.PJRT_Client_Compile(call);
     if (thread != NULL) py.Eval_RestoreThread(thread);
   }
-  if (e == NULL) {
-    args->executable = call->executable;
-    if (r.size[3] > 0)
-      remember_order(call->executable, (const int32_t *)r.data[3], r.size[3] / sizeof(int32_t));
+  /* An executable whose order cannot be recorded would run on the caller's devices as given:
+   * the compile fails instead, the executable destroyed. */
+  if (e == NULL && r.size[3] > 0) {
+    e = remember_order("compile", call->executable, (const int32_t *)r.data[3],
+                       r.size[3] / sizeof(int32_t));
+    if (e != NULL) release_loaded_executable(call->executable);
   }
+  if (e == NULL) args->executable = call->executable;
   free(program), free(call), free_answer(&r);
   return e;
 }
@@ -597,20 +782,21 @@ static PJRT_Error *loaded_executable_execute(PJRT_LoadedExecutable_Execute_Args 
     e = new_error(PJRT_Error_Code_INVALID_ARGUMENT,
                   "shardy-convert PJRT wrapper: PJRT_LoadedExecutable_Execute without options");
   if (e != NULL) return e;
-  const Ordered *o = find_order(args->executable);
+  const Ordered *o = hold_order(args->executable);
   int permuted =
       o != NULL && !o->identity && args->num_devices == o->n && args->execute_device == NULL;
   Execute x = {.call = args};
   if (permuted || args->options->struct_size < plugin_options_size) {
     x.call = copy_args(args, PJRT_LoadedExecutable_Execute_Args_STRUCT_SIZE);
-    if (x.call == NULL) return (PJRT_Error *)&out_of_memory;
+    if (x.call == NULL) x.call = args, e = (PJRT_Error *)&out_of_memory;
   }
-  e = pad_options(&x);
+  if (e == NULL) e = pad_options(&x);
   if (e == NULL && permuted) e = permute(&x, o);
   if (e == NULL) e = real->header.PJRT_LoadedExecutable_Execute(x.call);
   if (e == NULL && x.events != NULL)
     for (size_t k = 0; k < o->n; k++) args->device_complete_events[o->order[k]] = x.events[k];
   free_execute(&x, args);
+  release_order(o);
   return e;
 }
 
@@ -618,13 +804,17 @@ static PJRT_Error *loaded_executable_addressable_devices(
     PJRT_LoadedExecutable_AddressableDevices_Args *args) {
   PJRT_Error *e = CHECK_ARGS(PJRT_LoadedExecutable_AddressableDevices_Args, args);
   if (e == NULL) e = real->header.PJRT_LoadedExecutable_AddressableDevices(args);
-  Ordered *o = e == NULL ? find_order(args->executable) : NULL;
-  if (o == NULL || args->num_addressable_devices != o->n) return e;
+  Ordered *o = e == NULL ? hold_order(args->executable) : NULL;
+  if (o == NULL || args->num_addressable_devices != o->n) {
+    release_order(o);
+    return e;
+  }
   pthread_mutex_lock(&ordered_lock);
   if (o->devices == NULL && (o->devices = malloc(o->n * sizeof *o->devices)) != NULL)
     for (size_t k = 0; k < o->n; k++) o->devices[o->order[k]] = args->addressable_devices[k];
   PJRT_Device **devices = o->devices;
   pthread_mutex_unlock(&ordered_lock);
+  release_order(o);
   if (devices == NULL) return (PJRT_Error *)&out_of_memory;
   args->addressable_devices = devices;
   return NULL;
@@ -634,9 +824,14 @@ static PJRT_Error *loaded_executable_get_executable(
     PJRT_LoadedExecutable_GetExecutable_Args *args) {
   PJRT_Error *e = CHECK_ARGS(PJRT_LoadedExecutable_GetExecutable_Args, args);
   if (e == NULL) e = real->header.PJRT_LoadedExecutable_GetExecutable(args);
-  Ordered *o = e == NULL ? find_order(args->loaded_executable) : NULL;
-  if (o != NULL && find_order(args->executable) == NULL)
-    remember_order(args->executable, o->order, o->n);
+  Ordered *o = e == NULL ? hold_order(args->loaded_executable) : NULL;
+  Ordered *known = o != NULL ? hold_order(args->executable) : NULL;
+  if (o != NULL && known == NULL &&
+      (e = remember_order("get_executable", args->executable, o->order, o->n)) != NULL) {
+    release_executable(args->executable); /* its shardings would read in the plugin's order */
+    args->executable = NULL;
+  }
+  release_order(known), release_order(o);
   return e;
 }
 
@@ -690,20 +885,13 @@ static PJRT_Error *relabel(Ordered *o, PJRT_Executable *executable) {
   return e;
 }
 
-static PJRT_Error *executable_optimized_program(PJRT_Executable_OptimizedProgram_Args *args) {
-  PJRT_Error *e = CHECK_ARGS(PJRT_Executable_OptimizedProgram_Args, args);
-  if (e == NULL && args->program == NULL)
-    e = new_error(
-        PJRT_Error_Code_INVALID_ARGUMENT,
-        "shardy-convert PJRT wrapper: PJRT_Executable_OptimizedProgram without a program");
-  if (e == NULL) e = CHECK_ARGS(PJRT_Program, args->program);
-  Ordered *o = e == NULL ? find_order(args->executable) : NULL;
-  if (e != NULL || o == NULL)
-    return e != NULL ? e : real->header.PJRT_Executable_OptimizedProgram(args);
+/* The record's relabelled program (made on first ask) into the caller's program struct. */
+static PJRT_Error *copy_program(Ordered *o, PJRT_Executable_OptimizedProgram_Args *args) {
   pthread_mutex_lock(&ordered_lock);
   int made = o->program != NULL;
   pthread_mutex_unlock(&ordered_lock);
-  if (!made && (e = relabel(o, args->executable)) != NULL) return e;
+  PJRT_Error *e = made ? NULL : relabel(o, args->executable);
+  if (e != NULL) return e;
   pthread_mutex_lock(&ordered_lock);
   Ordered kept = *o;
   pthread_mutex_unlock(&ordered_lock);
@@ -722,6 +910,21 @@ static PJRT_Error *executable_optimized_program(PJRT_Executable_OptimizedProgram
   return NULL;
 }
 
+static PJRT_Error *executable_optimized_program(PJRT_Executable_OptimizedProgram_Args *args) {
+  PJRT_Error *e = CHECK_ARGS(PJRT_Executable_OptimizedProgram_Args, args);
+  if (e == NULL && args->program == NULL)
+    e = new_error(
+        PJRT_Error_Code_INVALID_ARGUMENT,
+        "shardy-convert PJRT wrapper: PJRT_Executable_OptimizedProgram without a program");
+  if (e == NULL) e = CHECK_ARGS(PJRT_Program, args->program);
+  Ordered *o = e == NULL ? hold_order(args->executable) : NULL;
+  if (e != NULL || o == NULL)
+    return e != NULL ? e : real->header.PJRT_Executable_OptimizedProgram(args);
+  e = copy_program(o, args);
+  release_order(o);
+  return e;
+}
+
 static void free_assignment(PJRT_DeviceAssignmentSerialized *serialized) {
   free(serialized);
 }
@@ -732,7 +935,7 @@ static PJRT_Error *loaded_executable_get_device_assignment(
     PJRT_LoadedExecutable_GetDeviceAssignment_Args *args) {
   PJRT_Error *e = CHECK_ARGS(PJRT_LoadedExecutable_GetDeviceAssignment_Args, args);
   if (e == NULL) e = real->header.PJRT_LoadedExecutable_GetDeviceAssignment(args);
-  Ordered *o = e == NULL ? find_order(args->executable) : NULL;
+  Ordered *o = e == NULL ? hold_order(args->executable) : NULL;
   if (o == NULL) return e;
   Answer r;
   memset(&r, 0, sizeof r);
@@ -740,6 +943,7 @@ static PJRT_Error *loaded_executable_get_device_assignment(
   size_t size[2] = {args->serialized_bytes_size, o->n * sizeof(int32_t)};
   e = call_python("shardy_convert.plugin.wrapper:caller_device_assignment", &reassign, 2, data,
                   size, 1, &r);
+  release_order(o);
   if (args->serialized_device_assignment_deleter != NULL)
     args->serialized_device_assignment_deleter(args->serialized_device_assignment);
   args->serialized_bytes = e == NULL ? r.data[0] : NULL;
@@ -754,24 +958,23 @@ static PJRT_Error *loaded_executable_get_device_assignment(
 /* ---- Loading ----------------------------------------------------------------------------------
  */
 
-/* The entries of a table, as places (for filling them all). */
-#define FIRST_ENTRY(table) ((LaterEntry *)&(table)->header.PJRT_Error_Destroy)
-
-/* Served when there is no plugin to wrap: the header's version, every call an error saying why
- * (each entry called through its own type: the wrapper's `unavailable` takes any args struct
- * and returns an error, as every entry but two void ones does). */
+/* Served when there is no plugin to wrap: a table of API 0.99 (through PJRT_Error_ForEachPayload),
+ * the error entries the wrapper's, every other call an error saying why, each entry a stub of its
+ * own type. */
 static void stand_in(void) {
   api = calloc(1, sizeof(LaterApi));
   if (api == NULL) return;
-  api->header.struct_size = sizeof(PJRT_Api);
+  size_t size = PJRT_STRUCT_SIZE(LaterApi, FOR_EACH_PAYLOAD_ENTRY);
+  api->header.struct_size = size;
   api->header.pjrt_api_version.struct_size = PJRT_Api_Version_STRUCT_SIZE;
   api->header.pjrt_api_version.major_version = PJRT_API_MAJOR;
-  api->header.pjrt_api_version.minor_version = PJRT_API_MINOR;
-  LaterEntry *end = (LaterEntry *)((char *)api + sizeof(PJRT_Api));
-  for (LaterEntry *entry = FIRST_ENTRY(api); entry < end; entry++) *entry = (LaterEntry)unavailable;
-  api->header.PJRT_Error_Destroy = error_destroy;
-  api->header.PJRT_Error_Message = error_message;
-  api->header.PJRT_Error_GetCode = error_get_code;
+  api->header.pjrt_api_version.minor_version = 99;
+#define INSTALL_STUB(name) api->header.name = unavailable_##name;
+#define INSTALL_LATER_STUB(name) api->name = unavailable_##name;
+  ENTRIES_0_81(INSTALL_STUB)
+  HEADER_LATER_ENTRIES(INSTALL_STUB)
+  LATER_ENTRIES(INSTALL_LATER_STUB)
+  install_error_entries(api, size);
 }
 
 /* The plugin's table with the wrapper's entries, cut at the newest API version the wrapper
@@ -796,10 +999,7 @@ static int wrap(const PJRT_Api *theirs, const char *path) {
   int minor = theirs->pjrt_api_version.minor_version;
   if (minor > NEWEST_KNOWN_MINOR) api->header.pjrt_api_version.minor_version = NEWEST_KNOWN_MINOR;
   plugin_options_size = execute_options_size(minor);
-  api->header.PJRT_Error_Destroy = error_destroy;
-  api->header.PJRT_Error_Message = error_message;
-  api->header.PJRT_Error_GetCode = error_get_code;
-  if (HAS(size, FOR_EACH_PAYLOAD_ENTRY)) api->FOR_EACH_PAYLOAD_ENTRY = error_for_each_payload;
+  install_error_entries(api, size);
   api->header.PJRT_Client_Compile = client_compile;
   api->header.PJRT_LoadedExecutable_Execute = loaded_executable_execute;
   api->header.PJRT_LoadedExecutable_AddressableDevices = loaded_executable_addressable_devices;
