@@ -160,7 +160,8 @@ def divergences_lines(report) -> list[str]:
     if found is None:
         return []
     which = cheaper(report.gspmd, report.shardy)
-    lines = [f"cheaper program: {which}" + ("" if which != "Shardy" else _KEEP_SHARDY)]
+    keep = which == "Shardy" and found.found
+    lines = [f"cheaper program: {which}" + (_KEEP_SHARDY if keep else "")]
     lines.append(
         f"values sharded differently: {len(found.found)} of {found.compared} compared"
         + (
@@ -169,6 +170,11 @@ def divergences_lines(report) -> list[str]:
             else ""
         )
     )
+    if not found.found:
+        lines.append(
+            "  no value is sharded otherwise after propagation: the programs differ in how XLA "
+            "partitions and schedules the same decisions, nothing a pin changes"
+        )
     for d in found.found[:SHOWN]:
         where = f" at {d.location}" if d.location else ""
         lines.append(
