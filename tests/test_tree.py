@@ -32,7 +32,7 @@ FLOORS = {
     "plugin": 6,
     "cli": 7,  # with the top-level names kept for users
 }
-SHIMS = {"__init__", "__main__", "hook", "testing", "torch_xla", "wrapper"}
+SHIMS = {"__init__", "__main__", "hook", "pytest_plugin", "testing", "torch_xla", "wrapper"}
 TOP = FLOORS["cli"]
 SIBLINGS = {"commands": "plugin", "plugin": "commands", "ir": "xla", "xla": "ir"}
 
