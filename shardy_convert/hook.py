@@ -3,6 +3,6 @@
 
 from __future__ import annotations
 
-from .plugin.hook import POLICIES, Hook, Stats
+from .plugin.hook import POLICIES, Hook
 
-__all__ = ["POLICIES", "Hook", "Stats"]
+__all__ = ["POLICIES", "Hook"]

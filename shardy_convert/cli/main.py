@@ -1,7 +1,7 @@
 """The `shardy-convert` command line: thin click commands over the library.
 
 Exit codes: 0 success, 1 a conversion failure (each reported as `FILE[:graph N]:LOC: error:`),
-2 a usage error (click's own).
+2 a usage error (click's own), 130 interrupted by Ctrl-C (128 + SIGINT: interrupt.py).
 """
 
 from __future__ import annotations

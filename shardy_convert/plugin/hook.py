@@ -28,11 +28,9 @@ from dataclasses import dataclass, field
 
 from .cache import POLICIES, Cache, Counters
 
-__all__ = ["POLICIES", "Hook", "Stats"]
+__all__ = ["POLICIES", "Hook"]
 
 log = logging.getLogger("shardy_convert.hook")
-
-Stats = Counters  # the name `Hook.stats` had before the wrapper and the hook shared one cache
 
 
 @dataclass

@@ -57,7 +57,6 @@ def use_plugin(
     library_path: str | os.PathLike,
     *,
     device_type: str | None = None,
-    name: str | None = None,
     create_options: dict | None = None,
     on_error: str = "raise",
     emit: str | None = None,
@@ -77,7 +76,6 @@ def use_plugin(
         client and never loads a plugin; "CPU_SHARDY" makes `xr.device_type()` say "CPU"
         (torch_xla reports the part before "_") while the wrapper runs. "TPU" and "NEURON"
         make torch_xla lower for that hardware: see docs/plugin.md.
-    name: the same as `device_type` (its first name); give one of them.
     create_options: the plugin's client options (xla-cpu-pjrt: {"cpu_device_count": 8}).
     on_error: "raise" (a program with no Shardy form fails to compile with the located error)
         or "passthrough" (it compiles with GSPMD; counted).
@@ -114,10 +112,8 @@ def use_plugin(
     with other arguments it is a UsageError (torch_xla runs on the first call's wrapper):
     registration.py.
     """
-    if name is not None and device_type is not None and name.upper() != device_type.upper():
-        raise UsageError(f"name={name!r} and device_type={device_type!r}: give one of them")
     settings = Settings(
-        device_type=device_type or name or "SHARDY",
+        device_type=device_type or "SHARDY",
         create_options=create_options or {},
         on_error=on_error,
         emit=emit,

@@ -199,8 +199,3 @@ def test_a_device_type_torch_xla_runs_the_wrapper_under(given, kept):
 def test_a_device_type_that_cannot_work_is_refused_saying_why(given, why):
     with pytest.raises(UsageError, match=why):
         Settings(device_type=given)
-
-
-def test_use_plugin_takes_the_device_type_under_either_name_not_two(tmp_path):
-    with pytest.raises(UsageError, match="name='A' and device_type='B': give one of them"):
-        use_plugin(tmp_path / "none.so", name="A", device_type="B")

@@ -681,4 +681,4 @@ def test_use_plugin_judges_the_plugin_by_its_headers_and_never_loads_it(tmp_path
     with pytest.raises(UsageError, match="shardy-convert's own PJRT plugin wrapper"):
         use_plugin(wrapper.library_path())
     with pytest.raises(ValueError, match='name must not be "CPU"'):  # a ValueError too
-        use_plugin(library, name="cpu")
+        use_plugin(library, device_type="cpu")

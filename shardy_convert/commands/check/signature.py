@@ -148,11 +148,3 @@ def dtype_of(element: str) -> np.dtype | None:
         return None
     kind = getattr(ml_dtypes, name, None) or getattr(np, name, None)
     return None if kind is None else np.dtype(kind)
-
-
-def element_type_name(dtype: np.dtype) -> str:
-    """The MLIR element type of a numpy dtype (`f32` for float32), for messages."""
-    for element, name in _DTYPES.items():
-        if dtype.name == name:
-            return element
-    return dtype.name
