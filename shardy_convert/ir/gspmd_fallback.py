@@ -84,11 +84,6 @@ def fallback_sites(module: ir.Operation, *, ops: bool = True) -> list[FallbackSi
     return found
 
 
-def falls_back(module: ir.Operation) -> bool:
-    """XLA's `hasGspmdAttrsOrOps`: whether a compile with Shardy asked for would be GSPMD's."""
-    return bool(fallback_sites(module))
-
-
 def _signature_sites(func: ir.Operation, kind: str) -> list[FallbackSite]:
     array_name = "arg_attrs" if kind == "arg" else "res_attrs"
     if array_name not in func.attributes:

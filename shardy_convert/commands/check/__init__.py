@@ -38,7 +38,7 @@ The room:
 
 from __future__ import annotations
 
-from .compare import Report, compare, compare_compiled, compare_programs, compare_values
+from .compare import Report, compare, compare_compiled, compare_programs
 from .compiled import Compiled, compile_module, execute
 from .cost import Collectives, Cost, program_cost
 from .draws import random_inputs
@@ -61,7 +61,6 @@ __all__ = [
     "compare",
     "compare_compiled",
     "compare_programs",
-    "compare_values",
     "compile_module",
     "device_count",
     "execute",

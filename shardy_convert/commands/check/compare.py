@@ -24,10 +24,9 @@ from .boundary_differences import BoundaryDifference, boundary_differences
 from .compiled import Compiled, NotRun, compile_module
 from .cost import Cost
 from .divergence import Divergences
-from .draws import Draw, draw_inputs, input_draws, random_inputs, user_inputs
+from .draws import Draw, draw_inputs, input_draws, user_inputs
 from .numerics import Judgement, Rerun, Sides, judge
 from .partitioner import PartitionerUsed
-from .values import Agreement, max_relative
 from .verdict import Verdict
 
 
@@ -192,7 +191,7 @@ def _record(report: Report, judgement: Judgement) -> None:
 def compare_programs(a: Compiled, b: Compiled, *, outputs: str = "all") -> Report:
     """Sharding differences of two compiled programs, and which partitioner compiled each.
     With `outputs="annotated"` only the outputs the original (`a`) annotates count: the others
-    are whatever each partitioner chose. Values are not compared (see `compare_values`)."""
+    are whatever each partitioner chose. Values are not compared here."""
     n = len(a.devices)
     report = Report(n, len(a.parameters), len(a.outputs), gspmd=a.cost, shardy=b.cost)
     report.partitioners = {"gspmd": a.partitioner, "shardy": b.partitioner}
@@ -210,33 +209,7 @@ def compare_programs(a: Compiled, b: Compiled, *, outputs: str = "all") -> Repor
     return report
 
 
-def compare_values(a: Compiled, b: Compiled, report: Report, *, seed: int = 0) -> None:
-    """Runs both programs on the same random inputs; records the verdict in `report` (GSPMD
-    vs Shardy alone, in the programs' own types: `diff`'s use)."""
-    from .compiled import execute
-    from .values import agreements
-
-    if a.signature.unrunnable():
-        _placement_only(report, f"no test values for {', '.join(a.signature.unrunnable())}")
-        return
-    inputs = random_inputs(a.signature, seed)
-    try:
-        pair = agreements(execute(a, inputs), execute(b, inputs))
-    except NotRun as e:
-        _placement_only(report, e.message)
-        return
-    _decide_alone(report, pair)
-
-
 def _count_differences(what: str, a: list, b: list) -> list[str]:
     if len(a) == len(b):
         return []
     return [f"{len(a)} {what}s in the original, {len(b)} in the result"]
-
-
-def _decide_alone(report: Report, pair: list[Agreement]) -> None:
-    if all(p.close for p in pair):
-        report.relative = max_relative(pair)
-        report.verdict = Verdict.SAME if report.relative == 0 else Verdict.REASSOCIATED
-        return
-    report.differ(Verdict.CONVERSION_DIFFERS, [f"{p}" for p in pair if not p.close])
