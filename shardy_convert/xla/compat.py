@@ -115,11 +115,6 @@ def x64() -> Iterator[None]:
         yield
 
 
-def has_unreduced_shardings() -> bool:
-    """Whether this XLA knows unreduced shardings (`HloSharding.is_unreduced`)."""
-    return hasattr(xla_client().HloSharding, "is_unreduced")
-
-
 def hlo_sharding_module() -> ModuleType:
     """The extension module that defines XLA's `HloSharding` and `OpSharding` bindings and its
     HLO text parser (`jaxlib._hlo`; `jaxlib._jax` before that split), without importing

@@ -6,7 +6,7 @@ cannot abort are called (no `get_axis_sizes`, no `is_tile_assignment_iota`).
 jaxlib's `str()` never prints metadata, so our text is compared with metadata stripped.
 We follow the newest XLA: an XLA without unreduced shardings (jaxlib 0.7.1) parses
 `last_tile_dims={unreduced}` but neither collapses nor reports it, so strings with unreduced
-parts are only compared where XLA has them (`compat.has_unreduced_shardings`).
+parts are only compared where XLA has them (`HAS_UNREDUCED`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from jax._src.lib import xla_client
 
 from shardy_convert.sharding import HloSharding, Kind, SubgroupType, parse
 from shardy_convert.sharding.model import collapsed_kind
-from shardy_convert.xla import compat
 from tests.random_shardings import random_sharding
 
 SEEDS = range(8)
@@ -42,10 +41,14 @@ def without_shard_group(s: HloSharding) -> HloSharding:
     return dataclasses.replace(s, shard_group=None, metadata=None)
 
 
+# Whether this XLA knows unreduced shardings (`HloSharding.is_unreduced`; jaxlib 0.7.1 does not).
+HAS_UNREDUCED = hasattr(xla_client.HloSharding, "is_unreduced")
+
+
 def generated(seed: int) -> list[str]:
     rng = random.Random(seed)
     strings = [random_sharding(rng) for _ in range(STRINGS_PER_SEED)]
-    if compat.has_unreduced_shardings():
+    if HAS_UNREDUCED:
         return strings
     return [s for s in strings if not unreduced(parse(s))]
 
@@ -58,7 +61,7 @@ def unreduced(s: HloSharding) -> bool:
 
 
 needs_unreduced = pytest.mark.skipif(
-    not compat.has_unreduced_shardings(), reason="this XLA has no unreduced shardings"
+    not HAS_UNREDUCED, reason="this XLA has no unreduced shardings"
 )
 
 
@@ -84,7 +87,7 @@ def assert_same_leaf(ours: HloSharding, theirs, text: str) -> None:
     assert (ours.kind is Kind.REPLICATED) == theirs.is_replicated(), text
     assert (ours.kind is Kind.MANUAL) == theirs.is_manual(), text
     assert (ours.kind is Kind.UNKNOWN) == theirs.is_unknown(), text
-    if compat.has_unreduced_shardings():
+    if HAS_UNREDUCED:
         assert (ours.kind is Kind.UNREDUCED) == theirs.is_unreduced(), text
     if ours.kind is Kind.MAXIMAL:
         assert theirs.tile_assignment_devices() == [ours.device], text
