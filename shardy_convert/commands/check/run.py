@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from ...converter import convert, is_shardy
+from ...converter import ConvertRequest, is_shardy
 from ...errors import InternalError, ShardyConvertError, ShardyConvertWarning, naming_flag, place
 from ...formats import dump, hlo
 from ...formats import module as formats
@@ -24,6 +24,9 @@ from ...formats.meshes import for_input
 from ...ir.bindings import ir
 from ...ir.parse import new_context, parse_module, print_module
 from ...ir.sdy_attrs import read_meshes
+from ...passes.import_shardings import ImportShardingsPass
+from ...passes.match_gspmd_boundary import MatchGspmdBoundaryPass
+from ...passes.match_gspmd_propagation import MatchGspmdPropagationPass
 from ..batch import STDIN, expand, read_input
 from .compare import Inputs, Report, compare
 from .signature import DEVICE_ORDER, main_signature
@@ -156,7 +159,7 @@ def check_inputs(
     inputs: Sequence[str],
     *,
     devices: int | None = None,
-    mesh: str | None = None,
+    mesh: tuple[tuple[str, int], ...] | None = None,
     meshes: tuple | None = None,
     reference: bool = True,
     match_gspmd_boundary: bool = False,
@@ -180,13 +183,12 @@ def check_inputs(
     items = expand(inputs)  # before stdin is read: a usage error reads nothing
     stdin = read_input(STDIN) if STDIN in inputs else b""
 
+    request = _request(mesh, meshes, match_gspmd_boundary, match_gspmd_propagation)
     graphs = []
     for item in items:
         say(f"converting {item.name}")
         data = stdin if item.name == STDIN else None
-        options = {"mesh": mesh, "meshes": meshes}
-        match = _Match(match_gspmd_boundary, match_gspmd_propagation)
-        graphs += _prepare(item.name, data, devices, options, match, pad_uneven)
+        graphs += _prepare(item.name, data, devices, request, pad_uneven)
     for k, graph in enumerate(graphs, 1):
         if graph.outcome is None:
             say(f"[{k}/{len(graphs)}] compiling {graph.where}")
@@ -196,35 +198,38 @@ def check_inputs(
         yield outcome
 
 
-@dataclass(frozen=True)
-class _Match:
-    """Which of GSPMD's decisions the conversion pins: the boundary's, the propagation's."""
-
-    boundary: bool = False
-    propagation: bool = False
+def _request(mesh, meshes, boundary: bool, propagation: bool) -> ConvertRequest:
+    """The one conversion request of a batch: `--mesh` or the mesh file's meshes (each input's
+    are given in `_prepare`), GSPMD's boundary and propagation pinned where asked (the pinned
+    propagation implies the boundary), the result validated as the command line does."""
+    matcher = MatchGspmdBoundaryPass() if boundary or propagation else None
+    return ConvertRequest(
+        ImportShardingsPass(mesh=mesh, meshes=meshes),
+        matcher,
+        MatchGspmdPropagationPass() if propagation else None,
+        validate=True,
+    )
 
 
 def _prepare(
     name: str,
     data: bytes | None,
     devices: int | None,
-    mesh: dict,
-    match: _Match = _Match(),
+    request: ConvertRequest,
     pad: bool = False,
 ) -> list[_Graph]:
     try:
         source = dump.read(_text(read_input(name) if data is None else data), name)
-        if not mesh["mesh"]:  # --mesh-file, or the mesh file beside the input
-            mesh = {"meshes": for_input(name, mesh["meshes"])}
+        # --mesh-file, or the mesh file beside the input (unless --mesh names the mesh)
+        meshes = None if request.importer.mesh else for_input(name, request.importer.meshes)
     except ShardyConvertError as e:
         return [_Graph(name, None).failed(e)]
-    fallback = source.device_count if source.is_dump else None
+    fallback = (source.device_count if source.is_dump else None) or devices
+    ours = request.for_input(fallback, meshes)
     # One loop for every command: errors and warnings come back located in the input.
     results = dump.for_each_graph(
         source,
-        lambda g: _convert(
-            _Graph(name, g.index, first_line=g.first_line), g, fallback or devices, mesh, match, pad
-        ),
+        lambda g: _convert(_Graph(name, g.index, first_line=g.first_line), g, ours, pad),
         name,
     )
     return [
@@ -242,14 +247,7 @@ def _text(data: bytes) -> str | bytes:
         return print_module(formats.load(data, ctx), "text", locations=True)
 
 
-def _convert(
-    graph: _Graph,
-    source: dump.Graph,
-    fallback: int | None,
-    mesh: dict,
-    match: _Match = _Match(),
-    pad: bool = False,
-) -> _Graph:
+def _convert(graph: _Graph, source: dump.Graph, request: ConvertRequest, pad: bool) -> _Graph:
     """`graph` with its two modules, or "already Shardy". Raises ShardyConvertError (a bug of
     ours as an InternalError) for `for_each_graph` to locate."""
 
@@ -258,26 +256,20 @@ def _convert(
             graph.outcome = GraphCheck(graph.file, graph.index)
             return graph
         original = _padded(source.text) if pad else source.text
-        # GSPMD's boundary (--match-gspmd-boundary) as check compiles the original: propagation
-        # to the unannotated results only (signature.propagate_to_output)
-        matching = match.boundary or match.propagation
-        flags = main_signature(original).propagate_to_output() if matching else True
-        options = {
-            **mesh,
-            "fallback_devices": fallback,
-            "match_gspmd_boundary": match.boundary,
-            "allow_spmd_sharding_propagation_to_output": flags,
-        }
-        if match.propagation:
-            options["match_gspmd_propagation"] = True
+        if request.matcher is not None:
+            # GSPMD's boundary as check compiles the original: propagation to the unannotated
+            # results only (signature.propagate_to_output)
+            flags = main_signature(original).propagate_to_output()
+            importer = replace(request.importer, allow_spmd_sharding_propagation_to_output=flags)
+            request = replace(request, importer=importer)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ShardyConvertWarning)
-            converted = convert(original, validate=True, **options)
+            converted = request.run(original)
         for w in caught:  # passed on, naming check's own flag
             warnings.warn(naming_flag(w.message, "--devices N"), stacklevel=2)
         graph.original, graph.converted = original, converted
-        graph.again = _quietly(lambda text: convert(text, **options))
-        graph.devices = device_count(converted, fallback)
+        graph.again = _quietly(replace(request, validate=False).run)
+        graph.devices = device_count(converted, request.importer.fallback_devices)
     except ShardyConvertError:
         raise
     except Exception as e:
