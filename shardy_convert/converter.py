@@ -65,6 +65,11 @@ class ConvertRequest:
         """`convert()` as the command line runs it: a module written as it came says so."""
         return _convert(module, self, say_as_it_is=True)
 
+    def convert(self, module: str | bytes) -> str | bytes:
+        """`convert()` of `module` as this request asks: an already-Shardy module comes back
+        as it came, without a word (the library's callers, the hook among them)."""
+        return _convert(module, self)
+
     def for_input(self, fallback_devices: int | None, meshes: tuple | None) -> ConvertRequest:
         """For one input of a batch: the device count its dump's graphs agree on (for graphs
         that say none) and its meshes (a mesh file's), unless a mesh is named."""

@@ -25,8 +25,12 @@ import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .cache import POLICIES, Cache, Counters
+
+if TYPE_CHECKING:  # the converter (MLIR) is imported when the hook is made, not with it
+    from ..converter import ConvertRequest
 
 __all__ = ["POLICIES", "Hook"]
 
@@ -37,7 +41,8 @@ log = logging.getLogger("shardy_convert.hook")
 class Hook:
     """Converts programs before a plugin compiles them; see the module docstring.
 
-    Options are those of `shardy_convert.convert` (`mesh`, `num_devices`, `validate`);
+    Options are those of `shardy_convert.convert` (`mesh`, `num_devices`, `validate`), made
+    into one `ConvertRequest` when the hook is made;
     `cache_size` bounds the number of distinct programs remembered; `stats` counts what
     happened (`cache.Counters`).
     """
@@ -48,9 +53,19 @@ class Hook:
     num_devices: int | None = None
     validate: bool = False
     _cache: Cache = field(init=False, repr=False)
+    _request: ConvertRequest = field(init=False, repr=False)
 
     def __post_init__(self):
+        from ..converter import ConvertRequest
+        from ..options import parse_mesh
+        from ..passes.import_shardings import ImportShardingsPass
+
         self._cache = Cache(self.on_error, self.cache_size, log)
+        # strict: an uneven sharding would compile to another program
+        importer = ImportShardingsPass(
+            mesh=parse_mesh(self.mesh), num_devices=self.num_devices, strict=True
+        )
+        self._request = ConvertRequest(importer, validate=self.validate)
 
     @property
     def stats(self) -> Counters:
@@ -63,19 +78,11 @@ class Hook:
     def _key(self, program: str | bytes) -> str:
         data = program.encode() if isinstance(program, str) else program
         digest = hashlib.blake2b(data, digest_size=20)
-        digest.update(repr((self.mesh, self.num_devices, self.validate)).encode())
+        digest.update(repr(self._request).encode())
         return digest.hexdigest()
 
     def _convert(self, program: str | bytes) -> str | bytes:
-        from ..converter import convert
-
-        return convert(
-            program,
-            mesh=self.mesh,
-            num_devices=self.num_devices,
-            validate=self.validate,
-            strict=True,  # an uneven sharding would compile to another program
-        )
+        return self._request.convert(program)
 
     def wrap(self, compile_fn: Callable) -> Callable:
         """`compile_fn(program, *args, **kwargs)` with the program converted first and the

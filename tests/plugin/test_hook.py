@@ -200,7 +200,7 @@ def test_documented_example_runs_on_both_clients():
     assert lines[-1].startswith("hook: 8 converted, 24 from cache, 0 passed through, 0 failed")
 
 
-def _a_bug(program, **options):
+def _a_bug(request, program):
     return {}["no such key"]  # a bug of ours, met while converting
 
 
@@ -208,7 +208,7 @@ def test_a_bug_is_passed_through_counted_apart_and_logged_with_where(monkeypatch
     """passthrough promises the run goes on with GSPMD: a bug of ours too, never the host's
     crash; it is counted among the failures and apart, as an internal error, and logged once
     per program with the frame it happened in and the traceback, to be reported."""
-    monkeypatch.setattr("shardy_convert.converter.convert", _a_bug)
+    monkeypatch.setattr("shardy_convert.converter.ConvertRequest.convert", _a_bug)
     hook = Hook(on_error="passthrough")
     with caplog.at_level(logging.WARNING, logger="shardy_convert.hook"):
         assert hook(MATMUL) is MATMUL
@@ -223,7 +223,7 @@ def test_a_bug_is_passed_through_counted_apart_and_logged_with_where(monkeypatch
 
 
 def test_a_bug_under_raise_is_a_shardy_convert_error_caused_by_it(monkeypatch):
-    monkeypatch.setattr("shardy_convert.converter.convert", _a_bug)
+    monkeypatch.setattr("shardy_convert.converter.ConvertRequest.convert", _a_bug)
     hook = Hook(on_error="raise")
     with pytest.raises(InternalError, match="internal error: KeyError") as raised:
         hook(MATMUL)
@@ -233,7 +233,7 @@ def test_a_bug_under_raise_is_a_shardy_convert_error_caused_by_it(monkeypatch):
 
 
 def test_a_bug_passed_through_keeps_the_gspmd_partitioner(monkeypatch):
-    monkeypatch.setattr("shardy_convert.converter.convert", _a_bug)
+    monkeypatch.setattr("shardy_convert.converter.ConvertRequest.convert", _a_bug)
     seen = {}
 
     class Options:
