@@ -1,7 +1,7 @@
 """ir/debug_locations.py: torch_xla's pretty debug locations (`XLA_HLO_DEBUG=1`) in the form
 MLIR's parser reads, every line of the input where it was. The pieces below are the forms
-torch_xla 2.9 printed for the README's matmul (e2e/test_pins.py traces it whole); the
-testdata graph made with XLA_HLO_DEBUG=1 is converted in tests/test_convert_testdata.py."""
+torch_xla 2.9 printed for the README's matmul; e2e/test_pins.py traces that program whole with
+XLA_HLO_DEBUG=1 and converts and checks what torch_xla printed."""
 
 from __future__ import annotations
 
