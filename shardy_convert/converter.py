@@ -33,33 +33,33 @@ from .passes.import_shardings import ImportShardingsPass, MeshChoice
 from .passes.pipeline import import_round_trip
 
 if TYPE_CHECKING:
-    from .passes.match_gspmd_boundary import MatchGspmdBoundaryPass, Outcome
-    from .passes.match_gspmd_propagation import MatchGspmdPropagationPass, PropagationOutcome
+    from .passes.match_gspmd_boundary import Outcome
+    from .passes.match_gspmd_propagation import PropagationOutcome
 
 
 @dataclass(frozen=True)
 class ConvertRequest:
-    """One conversion, as `convert()`, the command line and the plugin ask for it: the passes
-    that carry its options (`importer`, the conversion's import-shardings; `matcher`, a
-    match-gspmd-boundary to run before it, compiling with the importer's device count, mesh
-    and propagation options; `propagation`, a match-gspmd-propagation after it) and what
-    becomes of the result (see `convert`)."""
+    """One conversion, as `convert()`, the command line, `check`, the hook and the plugin ask
+    for it: the passes that carry its options (`importer`, the conversion's import-shardings;
+    `before`, pass instances run first, in order, on the GSPMD module: lift-callee-shardings,
+    pad-uneven, match-gspmd-boundary, match-gspmd-propagation; the matchers compile with the
+    importer's device count, mesh and propagation options) and what becomes of the result
+    (see `convert`)."""
 
     importer: ImportShardingsPass = field(default_factory=ImportShardingsPass)
-    matcher: MatchGspmdBoundaryPass | None = None
-    propagation: MatchGspmdPropagationPass | None = None
+    before: tuple = ()
     emit: str | None = None
     target_version: str | None = None
     imported: bool = False
     validate: bool = False
-    # pad-uneven first: uneven tilings take GSPMD's padded global shape (passes/pad_uneven.py)
-    pad_uneven: bool = False
 
     @property
     def pipeline(self) -> pipeline.Pipeline:
-        return pipeline.conversion(
-            self.importer, self.matcher, self.pad_uneven, propagation=self.propagation
-        )
+        return pipeline.conversion(self.importer, self.before)
+
+    def runs(self, name: str) -> bool:
+        """Whether the pass named `name` (`match-gspmd-boundary`) runs before the import."""
+        return any(step.NAME == name for step in self.before)
 
     def run(self, module: str | bytes) -> str | bytes:
         """`convert()` as the command line runs it: a module written as it came says so."""
@@ -180,13 +180,16 @@ def convert(
             ),
             strict=strict,
         ),
-        _matcher(boundary_cache) if match_gspmd_boundary or match_gspmd_propagation else None,
-        _propagation() if match_gspmd_propagation else None,
+        before_import(
+            pad_uneven=pad_uneven,
+            match_gspmd_boundary=match_gspmd_boundary,
+            match_gspmd_propagation=match_gspmd_propagation,
+            boundary_cache=boundary_cache,
+        ),
         emit=emit,
         target_version=target_version,
         imported=imported,
         validate=validate,
-        pad_uneven=pad_uneven,
     )
     return in_file(filename, lambda: _convert(module, request))
 
@@ -225,30 +228,47 @@ def _convert(
         else:
             found = convert_module(mod, request, mentions=formats.mentions(module))
             _warn_inferred(found.of(MeshChoice))
-            if request.matcher is not None:  # its module is imported: the matcher is made
+            if request.runs("match-gspmd-boundary"):  # its module is imported by now
                 from .passes.match_gspmd_boundary import Outcome
 
                 _warn_boundary(found.of(Outcome))
-            if request.propagation is not None:
+            if request.runs("match-gspmd-propagation"):
                 from .passes.match_gspmd_propagation import PropagationOutcome
 
                 _warn_propagation(found.of(PropagationOutcome))
         return _same_type(formats.save(mod, emit, target_version, has_locations(module)), module)
 
 
-def _matcher(boundary_cache: str | os.PathLike | bool | None) -> MatchGspmdBoundaryPass:
-    """match-gspmd-boundary, imported only when asked for (GSPMD's compile machinery: cold
-    start), keeping GSPMD's choices in `boundary_cache` (see convert)."""
-    from .passes.match_gspmd_boundary import MatchGspmdBoundaryPass
+def before_import(
+    *,
+    pad_uneven: bool = False,
+    match_gspmd_boundary: bool = False,
+    match_gspmd_propagation: bool = False,
+    boundary_cache: str | os.PathLike | bool | None = None,
+) -> tuple:
+    """`ConvertRequest.before` for convert()'s options of these names (and the command
+    line's): pad-uneven, then the matchers (the pinned propagation implies the boundary's),
+    each imported only when asked for (GSPMD's compile machinery: cold start)."""
+    pad, boundary, propagation, cache = (
+        pad_uneven,
+        match_gspmd_boundary,
+        match_gspmd_propagation,
+        boundary_cache,
+    )
+    steps: tuple = ()
+    if pad:
+        from .passes.pad_uneven import PadUnevenPass
 
-    return MatchGspmdBoundaryPass(boundary_cache=_cache_dir(boundary_cache))
+        steps += (PadUnevenPass(),)
+    if boundary or propagation:
+        from .passes.match_gspmd_boundary import MatchGspmdBoundaryPass
 
+        steps += (MatchGspmdBoundaryPass(boundary_cache=_cache_dir(cache)),)
+    if propagation:
+        from .passes.match_gspmd_propagation import MatchGspmdPropagationPass
 
-def _propagation() -> MatchGspmdPropagationPass:
-    """match-gspmd-propagation, imported only when asked for (see convert)."""
-    from .passes.match_gspmd_propagation import MatchGspmdPropagationPass
-
-    return MatchGspmdPropagationPass()
+        steps += (MatchGspmdPropagationPass(),)
+    return steps
 
 
 def _warn_propagation(outcome: PropagationOutcome | None) -> None:

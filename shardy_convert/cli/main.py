@@ -201,7 +201,7 @@ def convert(
     jobs,
 ) -> None:
     """Convert modules or torch_xla dumps to Shardy; `-` reads stdin."""
-    from ..converter import ConvertRequest
+    from ..converter import ConvertRequest, before_import
     from ..passes.import_shardings import ImportShardingsPass
 
     check_mesh_options(mesh, mesh_file)
@@ -213,26 +213,18 @@ def convert(
         allow_spmd_sharding_propagation_to_output=propagate_to_output,
         strict=strict,
     )
-    matcher = propagation = None
-    # GSPMD's compile machinery only when asked for (cold start); matching GSPMD's propagation
-    # matches its boundary too
-    if match_gspmd_boundary or match_gspmd_propagation:
-        from ..passes.match_gspmd_boundary import MatchGspmdBoundaryPass
-
-        matcher = MatchGspmdBoundaryPass()
-    if match_gspmd_propagation:
-        from ..passes.match_gspmd_propagation import MatchGspmdPropagationPass
-
-        propagation = MatchGspmdPropagationPass()
+    before = before_import(
+        pad_uneven=pad_uneven,
+        match_gspmd_boundary=match_gspmd_boundary,
+        match_gspmd_propagation=match_gspmd_propagation,
+    )
     request = ConvertRequest(
         importer,
-        matcher,
-        propagation,
+        before,
         emit=emit,
         target_version=target_version,
         imported=imported,
         validate=validate,
-        pad_uneven=pad_uneven,
     )
     _run_batch(request, inputs, output, jobs, find_meshes=True)
 

@@ -177,23 +177,16 @@ def build(pipeline: str | Sequence[str | Step], defaults: Mapping | None = None)
     return tuple(out)
 
 
-def conversion(
-    importer: ImportShardingsPass, matcher=None, pad_uneven: bool = False, propagation=None
-) -> Pipeline:
-    """CONVERT_PIPELINE with `importer` (the conversion's options) as its import-shardings;
-    with `matcher` (a MatchGspmdBoundaryPass), GSPMD's boundary is pinned first, compiled
-    with the importer's device count, mesh and propagation options (`matcher.like`); with
-    `propagation` (a MatchGspmdPropagationPass), GSPMD's decisions inside the program are
-    pinned next, where Shardy's depart from them (after the boundary: the boundary's pins
-    decide what it compares); with `pad_uneven`, pad-uneven before all (uneven tilings in
-    GSPMD's padded layout, still GSPMD: the matchers compile that)."""
+def conversion(importer: ImportShardingsPass, before: Sequence = ()) -> Pipeline:
+    """CONVERT_PIPELINE with `importer` (the conversion's options) as its import-shardings,
+    after the passes of `before` (pass instances, in order: lift-callee-shardings, pad-uneven,
+    match-gspmd-boundary, match-gspmd-propagation; still GSPMD, so the matchers compile the
+    padded program). A pass that compiles the module as the import will read it (it has
+    `like`) gets the importer's device count, mesh and propagation options."""
     at = CONVERT_PIPELINE.index(ImportShardingsPass.NAME)
-    first = () if matcher is None else (matcher.like(importer),)
-    if propagation is not None:
-        first = (*first, propagation.like(importer))
-    pad = build(["pad-uneven"]) if pad_uneven else ()
-    before, after = build(CONVERT_PIPELINE[:at]), build(CONVERT_PIPELINE[at + 1 :])
-    return (*pad, *first, *before, importer, *after)
+    first = tuple(step.like(importer) if hasattr(step, "like") else step for step in before)
+    head, tail = build(CONVERT_PIPELINE[:at]), build(CONVERT_PIPELINE[at + 1 :])
+    return (*first, *head, importer, *tail)
 
 
 def _is_parsed(pipeline) -> bool:

@@ -215,11 +215,6 @@ def _to_shardy(
 
     if is_shardy(mod.operation):
         return None, replace(report, shardy=True)
-    # What torch_xla meant, in GSPMD's own terms: shardings where the executable's parameters
-    # are (lift-callee-shardings), uneven tilings in GSPMD's padded layout (pad-uneven), so
-    # that Shardy compiles for the buffers torch_xla holds; an uneven sharding with no padded
-    # form is refused here, naming the value.
-    pipeline.run(mod, pipeline.build(GSPMD_AS_MEANT), verify_each=False)
     # strict: an uneven sharding (Shardy would compile another program) is refused, so the
     # plugin never gets a program known to compute differently; passthrough compiles the
     # original with GSPMD instead. import-shardings closes unannotated values.
@@ -230,11 +225,14 @@ def _to_shardy(
         allow_spmd_sharding_propagation_to_output=opts.propagate_to_output,
         strict=True,
     )
-    matcher = next((m for m in matchers if m.NAME == "match-gspmd-boundary"), None)
-    propagation = next((m for m in matchers if m.NAME == "match-gspmd-propagation"), None)
-    found = convert_module(mod, ConvertRequest(importer, matcher, propagation))
+    # What torch_xla meant, in GSPMD's own terms, first: shardings where the executable's
+    # parameters are (lift-callee-shardings), uneven tilings in GSPMD's padded layout
+    # (pad-uneven), so that Shardy compiles for the buffers torch_xla holds (an uneven sharding
+    # with no padded form is refused, naming the value); then the matchers, on that program.
+    request = ConvertRequest(importer, (*pipeline.build(GSPMD_AS_MEANT), *matchers))
+    found = convert_module(mod, request)
     boundary = None
-    if matcher is not None:
+    if request.runs("match-gspmd-boundary"):
         from ..passes.match_gspmd_boundary import Outcome
 
         boundary = found.of(Outcome)

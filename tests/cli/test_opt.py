@@ -175,7 +175,7 @@ def test_match_gspmd_boundary_compiles_as_the_importer_reads():
 
     importer = ImportShardingsPass(**GIVEN)
     own = {"compile_options": b"\x1a\x02\x28\x08", "boundary_cache": "/cache"}
-    first, groups, second, *rest = pipeline.conversion(importer, MatchGspmdBoundaryPass(**own))
+    first, groups, second, *rest = pipeline.conversion(importer, (MatchGspmdBoundaryPass(**own),))
     assert type(groups).NAME == "import-sharding-groups"  # it reads what import-shardings drops
     assert second is importer
     assert [type(p).NAME if not isinstance(p, str) else p for p in rest] == list(
@@ -186,6 +186,23 @@ def test_match_gspmd_boundary_compiles_as_the_importer_reads():
     assert {k: getattr(first, k) for k in shared} == {k: GIVEN[k] for k in shared}
     assert {k: getattr(first, k) for k in own} == own
     assert shared | set(own) == {f.name for f in fields(first)}
+
+
+def test_match_gspmd_propagation_compiles_as_the_importer_reads():
+    """match-gspmd-propagation, after the boundary's pass, takes what it shares with the
+    import from it too."""
+    from shardy_convert.passes.match_gspmd_boundary import MatchGspmdBoundaryPass
+    from shardy_convert.passes.match_gspmd_propagation import MatchGspmdPropagationPass
+
+    importer = ImportShardingsPass(**GIVEN)
+    own = {"compile_options": b"\x1a\x02\x28\x08", "max_rounds": 3}
+    before = (MatchGspmdBoundaryPass(), MatchGspmdPropagationPass(**own))
+    boundary, propagation, *_ = pipeline.conversion(importer, before)
+    assert type(boundary).NAME == "match-gspmd-boundary"
+    shared = {f.name for f in fields(propagation)} & set(GIVEN)
+    assert {k: getattr(propagation, k) for k in shared} == {k: GIVEN[k] for k in shared}
+    assert {k: getattr(propagation, k) for k in own} == own
+    assert shared | set(own) == {f.name for f in fields(propagation)}
 
 
 def test_options_in_the_pipeline_text_are_typed_and_win_over_the_defaults():

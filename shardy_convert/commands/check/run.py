@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from ...converter import ConvertRequest, is_shardy
+from ...converter import ConvertRequest, before_import, is_shardy
 from ...errors import InternalError, ShardyConvertError, ShardyConvertWarning, naming_flag, place
 from ...formats import dump, hlo
 from ...formats import module as formats
@@ -26,7 +26,6 @@ from ...ir.parse import new_context, parse_module, print_module
 from ...ir.sdy_attrs import read_meshes
 from ...passes.import_shardings import ImportShardingsPass
 from ...passes.match_gspmd_boundary import MatchGspmdBoundaryPass
-from ...passes.match_gspmd_propagation import MatchGspmdPropagationPass
 from ..batch import STDIN, expand, read_input
 from .compare import Inputs, Report, compare
 from .signature import DEVICE_ORDER, main_signature
@@ -200,15 +199,10 @@ def check_inputs(
 
 def _request(mesh, meshes, boundary: bool, propagation: bool) -> ConvertRequest:
     """The one conversion request of a batch: `--mesh` or the mesh file's meshes (each input's
-    are given in `_prepare`), GSPMD's boundary and propagation pinned where asked (the pinned
-    propagation implies the boundary), the result validated as the command line does."""
-    matcher = MatchGspmdBoundaryPass() if boundary or propagation else None
-    return ConvertRequest(
-        ImportShardingsPass(mesh=mesh, meshes=meshes),
-        matcher,
-        MatchGspmdPropagationPass() if propagation else None,
-        validate=True,
-    )
+    are given in `_prepare`), GSPMD's boundary and propagation pinned where asked, the result
+    validated as the command line does."""
+    before = before_import(match_gspmd_boundary=boundary, match_gspmd_propagation=propagation)
+    return ConvertRequest(ImportShardingsPass(mesh=mesh, meshes=meshes), before, validate=True)
 
 
 def _prepare(
@@ -256,7 +250,7 @@ def _convert(graph: _Graph, source: dump.Graph, request: ConvertRequest, pad: bo
             graph.outcome = GraphCheck(graph.file, graph.index)
             return graph
         original = _padded(source.text) if pad else source.text
-        if request.matcher is not None:
+        if request.runs(MatchGspmdBoundaryPass.NAME):
             # GSPMD's boundary as check compiles the original: propagation to the unannotated
             # results only (signature.propagate_to_output)
             flags = main_signature(original).propagate_to_output()
