@@ -142,6 +142,10 @@ def environment() -> dict[str, str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     for name in ("XLA_FLAGS", "TF_CPP_MIN_LOG_LEVEL", "PJRT_DEVICE", "CPU_NUM_DEVICES"):
         env.pop(name, None)
+    # pytest-xdist's worker variables: a page's own pytest run would take itself for a worker
+    # (syrupy then keeps its snapshot report to itself)
+    for name in [n for n in env if n.startswith("PYTEST_XDIST_") or n == "PYTEST_CURRENT_TEST"]:
+        env.pop(name)
     return env
 
 

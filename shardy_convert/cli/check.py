@@ -111,9 +111,9 @@ def check(
     check_mesh_options(mesh, mesh_file)
     _see_xla_warnings()
     from ..commands.check import check_inputs
+    from ..commands.check.compare import Given
     from ..commands.check.render_json import report_json
     from ..commands.check.render_text import graph_text, summary_text
-    from ..commands.check.run import Given
     from ..commands.check.summary import summarize
 
     checks = []
@@ -123,7 +123,8 @@ def check(
         options["match_gspmd_propagation"] = match_gspmd_propagation
         options["pad_uneven"] = pad_uneven
         options |= {"max_cost_ratio": max_cost_ratio, "progress": status}
-        options["given"] = Given(*(values or (None, "")), reproducer, suggest)
+        arrays, file = values or (None, "")
+        options["given"] = Given(arrays, file, reproducer=reproducer, suggest=suggest)
         for graph in check_inputs(inputs, **options):
             status.clear()
             checks.append(graph)

@@ -18,7 +18,7 @@ Without a reference (manual regions) GSPMD vs Shardy decides alone, and the repo
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .boundary_differences import BoundaryDifference, boundary_differences
 from .compiled import Compiled, NotRun, compile_module
@@ -27,7 +27,7 @@ from .divergence import Divergences
 from .draws import Draw, draw_inputs, input_draws, user_inputs
 from .numerics import Judgement, Rerun, Sides, judge
 from .partitioner import PartitionerUsed
-from .verdict import Verdict
+from .verdict import Evidence, Verdict, verdict
 
 
 @dataclass
@@ -42,8 +42,8 @@ class Report:
     num_devices: int
     parameters: int = 0
     outputs: int = 0
-    verdict: Verdict = Verdict.SAME
-    relative: float = 0.0
+    # what the verdict rests on: `verdict(evidence)` decides
+    evidence: Evidence = field(default_factory=Evidence)
     differences: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     gspmd: Cost | None = None
@@ -60,12 +60,17 @@ class Report:
     pins: list[str] = field(default_factory=list)
 
     @property
+    def verdict(self) -> Verdict:
+        return verdict(self.evidence)
+
+    @property
+    def relative(self) -> float:
+        """The values' largest relative difference in the first run (0 when not run)."""
+        return self.evidence.relative
+
+    @property
     def ok(self) -> bool:
         return self.verdict is not Verdict.CONVERSION_DIFFERS
-
-    def differ(self, verdict: Verdict, lines: list[str]) -> None:
-        self.verdict = verdict
-        self.differences.extend(lines)
 
     def __str__(self) -> str:
         """The verdict line and the differences under it (see `render_text` for the rest)."""
@@ -75,13 +80,17 @@ class Report:
 
 
 @dataclass(frozen=True)
-class Inputs:
-    """Where the test inputs come from: the user's arrays (`arrays`, from `file`; graph
-    `graph` of a dump picks its own names first) or draws by what each argument is."""
+class Given:
+    """What the user gave `check` beyond its inputs: test values (`--inputs FILE.npz`: the
+    `arrays`, `file` for messages; graph `graph` of a dump picks its own names first; None:
+    inputs are drawn by what each argument is), where reproducers go (`--reproducer DIR`), and
+    whether to find the pins that give GSPMD's program (`--suggest`)."""
 
     arrays: dict | None = None
     file: str = ""
     graph: int | None = None
+    reproducer: str | None = None
+    suggest: bool = False
 
 
 def compare(
@@ -91,14 +100,14 @@ def compare(
     *,
     seed: int = 0,
     reference: bool = True,
-    inputs: Inputs | None = None,
+    given: Given | None = None,
 ) -> Report:
     """Compiles both sides on `n` CPU devices and compares which partitioner compiled them,
     shardings, then values (see the module docstring)."""
     gspmd = compile_module(original, n, shardy=False)
     shardy = compile_module(converted, n, shardy=True)
     return compare_compiled(
-        gspmd, shardy, original, converted, seed=seed, reference=reference, inputs=inputs
+        gspmd, shardy, original, converted, seed=seed, reference=reference, given=given
     )
 
 
@@ -110,41 +119,40 @@ def compare_compiled(
     *,
     seed: int = 0,
     reference: bool = True,
-    inputs: Inputs | None = None,
+    given: Given | None = None,
 ) -> Report:
     """`compare` of two programs already compiled from `original` (GSPMD) and `converted`
     (Shardy) on the same devices."""
     report = compare_programs(gspmd, shardy, outputs="annotated")
     fell_back = report.partitioners["shardy"]
     if fell_back.fell_back:
-        report.differ(
-            Verdict.CONVERSION_DIFFERS,
-            [f"the Shardy result was compiled by GSPMD, not Shardy: {fell_back.evidence}"],
-        )
-    if report.differences:
+        line = f"the Shardy result was compiled by GSPMD, not Shardy: {fell_back.evidence}"
+        report.differences.append(line)
+        report.evidence = replace(report.evidence, placement=(*report.evidence.placement, line))
+    if report.evidence.placement:
         return report
     unrunnable = gspmd.signature.unrunnable() + shardy.signature.unrunnable()
     if unrunnable:
-        _placement_only(report, f"no test values for {', '.join(dict.fromkeys(unrunnable))}")
+        _not_run(report, f"no test values for {', '.join(dict.fromkeys(unrunnable))}")
         return report
-    draw, report.inputs = _inputs(gspmd, original, inputs or Inputs(), seed)
+    draw, report.inputs = _inputs(gspmd, original, given or Given(), seed)
     sides = Sides(gspmd, shardy, original, converted, reference, draw)
     try:
         judgement = judge(sides)
     except NotRun as e:
-        _placement_only(report, e.message)
+        _not_run(report, e.message)
         return report
     report.notes += sides.notes
     _record(report, judgement)
     return report
 
 
-def _placement_only(report: Report, why: str) -> None:
-    report.verdict = Verdict.PLACEMENT_ONLY
+def _not_run(report: Report, why: str) -> None:
     report.not_run.append(f"values: {why}")
+    report.evidence = replace(report.evidence, not_run=why)
 
 
-def _inputs(gspmd: Compiled, original, inputs: Inputs, seed: int) -> tuple[Callable, str]:
+def _inputs(gspmd: Compiled, original, inputs: Given, seed: int) -> tuple[Callable, str]:
     """(draw(signature, seed, scale) -> arrays, how the first run's inputs were made). The
     user's values are the first run's; a second draw, where one is needed, is drawn."""
     draws = input_draws(original)
@@ -179,13 +187,14 @@ def _drawn(draws: list[Draw]) -> str:
 
 def _record(report: Report, judgement: Judgement) -> None:
     report.judgement, report.rerun = judgement, judgement.rerun
-    if judgement.same:
-        report.relative = judgement.relative
-        report.verdict = Verdict.SAME if report.relative == 0 else Verdict.REASSOCIATED
-        return
-    report.relative = judgement.relative
-    verdict = Verdict.COMPILER_DIFFERS if judgement.compiler else Verdict.CONVERSION_DIFFERS
-    report.differ(verdict, judgement.lines)
+    report.evidence = replace(
+        report.evidence,
+        same=judgement.same,
+        relative=judgement.relative,
+        compiler=judgement.compiler,
+    )
+    if not judgement.same:
+        report.differences.extend(judgement.lines)
 
 
 def compare_programs(a: Compiled, b: Compiled, *, outputs: str = "all") -> Report:
@@ -204,8 +213,8 @@ def compare_programs(a: Compiled, b: Compiled, *, outputs: str = "all") -> Repor
         for d in report.boundary
         if d.kind == "parameter" or only is None or d.index in only
     ]
-    if lines:
-        report.differ(Verdict.CONVERSION_DIFFERS, lines)
+    report.differences.extend(lines)
+    report.evidence = Evidence(placement=tuple(lines))
     return report
 
 

@@ -38,11 +38,11 @@ from ...xla import execute as xla_execute
 from .compiled import Compiled, compile_module, execute
 from .reference import identity_order, unpartitioned
 from .values import CANCELLATION_FLOOR, Agreement, agreements, max_relative
+from .verdict import Pair
 from .widen import widened
 
 SECOND_DRAW_SEED = 1
 SECOND_DRAW_SCALE = 0.25
-GSPMD_SIDE, SHARDY_SIDE = "GSPMD original", "Shardy result"
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class Mismatch:
     (`agreement`), in which run, and the devices (ids) that hold a differing element in the
     partitioned program named first."""
 
-    between: str
+    between: Pair
     agreement: Agreement
     run: str = ""
     devices: tuple[int, ...] = ()
@@ -106,15 +106,15 @@ class Run:
     texts: tuple[str | bytes, str | bytes]  # (original, converted) as compiled
 
     @property
-    def pairs(self) -> dict[str, list[Agreement]]:
+    def pairs(self) -> dict[Pair, list[Agreement]]:
         want, got, ref = self.values
-        found = {f"{GSPMD_SIDE} vs {SHARDY_SIDE}": agreements(want, got)}
+        found = {Pair.BOTH: agreements(want, got)}
         if ref is not None:
-            found[f"{GSPMD_SIDE} vs reference"] = agreements(ref, want)
-            found[f"{SHARDY_SIDE} vs reference"] = agreements(ref, got)
+            found[Pair.GSPMD_REFERENCE] = agreements(ref, want)
+            found[Pair.SHARDY_REFERENCE] = agreements(ref, got)
         return found
 
-    def close(self, between: str) -> bool:
+    def close(self, between: Pair) -> bool:
         return all(a.close for a in self.pairs[between])
 
     @property
@@ -125,10 +125,10 @@ class Run:
     def relative(self) -> float:
         return max(max_relative(found) for found in self.pairs.values())
 
-    def mismatches(self, between: str) -> list[Mismatch]:
+    def mismatches(self, between: Pair) -> list[Mismatch]:
         """Every output on which `between` disagrees, placed on the devices of its partitioned
         side (Shardy's where both are)."""
-        program = self.gspmd if between == f"{GSPMD_SIDE} vs reference" else self.shardy
+        program = self.gspmd if between is Pair.GSPMD_REFERENCE else self.shardy
         a, b = self._arrays(between)
         largest = max((_magnitude(v) for v in [*a, *b] if _is_float(v)), default=0.0)
         run = "" if self.name == "first run" else self.name
@@ -138,11 +138,11 @@ class Run:
             if not found.close
         ]
 
-    def _arrays(self, between: str) -> tuple[list, list]:
+    def _arrays(self, between: Pair) -> tuple[list, list]:
         want, got, ref = self.values
-        if between.endswith("reference"):
-            return ref, (got if between.startswith(SHARDY_SIDE) else want)
-        return want, got
+        if between is Pair.BOTH:
+            return want, got
+        return ref, (got if between is Pair.SHARDY_REFERENCE else want)
 
 
 @dataclass
@@ -243,13 +243,13 @@ def _widened_run(sides: Sides, original: str, converted: str, inputs: list) -> R
 
 def _decide(run: Run) -> Judgement:
     """The verdict of a second run that still disagrees (see the module docstring)."""
-    both = f"{GSPMD_SIDE} vs {SHARDY_SIDE}"
+    both = Pair.BOTH
     if run.values[2] is None:
         return _judged(run, run.mismatches(both), "")
-    gspmd_ok = run.close(f"{GSPMD_SIDE} vs reference")
-    shardy_ok = run.close(f"{SHARDY_SIDE} vs reference")
-    found = [] if gspmd_ok else run.mismatches(f"{GSPMD_SIDE} vs reference")
-    found += [] if shardy_ok else run.mismatches(f"{SHARDY_SIDE} vs reference")
+    gspmd_ok = run.close(Pair.GSPMD_REFERENCE)
+    shardy_ok = run.close(Pair.SHARDY_REFERENCE)
+    found = [] if gspmd_ok else run.mismatches(Pair.GSPMD_REFERENCE)
+    found += [] if shardy_ok else run.mismatches(Pair.SHARDY_REFERENCE)
     if not gspmd_ok and shardy_ok:
         return _judged(
             run,

@@ -57,7 +57,7 @@ def graph_json(check) -> dict:
     graph = {
         "input": check.file,
         "graph": check.index,
-        "verdict": check.verdict,
+        "verdict": check.verdict.value,
         "ok": not check.failed,
         "error": None if check.error is None else check.error.describe(),
         "gspmd": cost_json(report.gspmd) if report else None,
@@ -147,7 +147,7 @@ def _mismatches(report) -> list:
 def _mismatch(m) -> dict:
     found = m.agreement
     return {
-        "between": m.between,
+        "between": str(m.between),
         "output": found.index,
         "max_relative": _finite(found.relative),
         "max_abs": found.max_abs,

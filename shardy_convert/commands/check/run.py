@@ -27,10 +27,10 @@ from ...ir.sdy_attrs import read_meshes
 from ...passes.import_shardings import ImportShardingsPass
 from ...passes.match_gspmd_boundary import MatchGspmdBoundaryPass
 from ..batch import STDIN, expand, read_input
-from .compare import Inputs, Report, compare
+from .compare import Given, Report, compare
 from .signature import DEVICE_ORDER, main_signature
 from .summary import cost_excess
-from .verdict import Verdict
+from .verdict import Evidence, Verdict, verdict
 
 
 @dataclass
@@ -49,10 +49,10 @@ class GraphCheck:
         return place(self.file, self.index)
 
     @property
-    def verdict(self) -> str:
-        if self.error is not None:
-            return "error"
-        return "already Shardy" if self.report is None else self.report.verdict.value
+    def verdict(self) -> Verdict:
+        if self.report is not None:
+            return self.report.verdict
+        return verdict(Evidence(error=self.error is not None, already_shardy=True))
 
     @property
     def failed(self) -> bool:
@@ -96,10 +96,10 @@ class _Graph:
         if self.outcome is not None:
             return self.outcome
         given = given or Given()
-        inputs = Inputs(given.arrays, given.file, self.index) if given.arrays is not None else None
+        given = replace(given, graph=self.index)
         try:
             report = compare(
-                self.original, self.converted, self.devices, reference=reference, inputs=inputs
+                self.original, self.converted, self.devices, reference=reference, given=given
             )
             if given.reproducer is not None:
                 _reproduce(given.reproducer, self.where, report)
@@ -126,17 +126,6 @@ class _Graph:
             report.pins = suggested_pins(
                 self.original, self.converted, self.devices, self.first_line - 1
             )
-
-
-@dataclass(frozen=True)
-class Given:
-    """What the user gave beyond the inputs: their test values (`--inputs FILE.npz`: the
-    arrays, and the file's name for messages) and where reproducers go (`--reproducer DIR`)."""
-
-    arrays: dict | None = None
-    file: str = ""
-    reproducer: str | None = None
-    suggest: bool = False  # --suggest: the pins that give GSPMD's program, as torch_xla lines
 
 
 def _reproduce(directory: str, where: str, report: Report) -> None:

@@ -42,7 +42,7 @@ class Summary:
 
 def summarize(checks: list) -> Summary:
     """The summary of a batch's `GraphCheck`s."""
-    verdicts = Counter(check.verdict for check in checks)
+    verdicts = Counter(check.verdict.value for check in checks)
     reports = [(c.where, c.report) for c in checks if c.report is not None and c.report.gspmd]
     costs = [r for _, r in reports]
     gspmd = total([r.gspmd for r in costs]) if costs else None

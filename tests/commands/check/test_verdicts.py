@@ -30,13 +30,14 @@ import pytest
 
 from shardy_convert import convert
 from shardy_convert.commands.check import Verdict, compare, compare_compiled, numerics
-from shardy_convert.commands.check.compare import Inputs
+from shardy_convert.commands.check.compare import Given
 from shardy_convert.commands.check.draws import random_inputs
 from shardy_convert.commands.check.render_json import graph_json
 from shardy_convert.commands.check.reproducer import write_reproducer
 from shardy_convert.commands.check.run import GraphCheck
 from shardy_convert.commands.check.signature import main_signature
 from shardy_convert.commands.check.values import tolerance
+from shardy_convert.commands.check.verdict import Pair
 from shardy_convert.formats import dump
 from shardy_convert.xla import compiler
 from shardy_convert.xla.options import compile_options
@@ -84,9 +85,7 @@ def test_adamw_on_normal_inputs_is_float_noise_shown_by_the_f64_rerun(adamw):
     unpartitioned run, output 11 and 17 by up to 6.5e-3). The f64 rerun agrees."""
     graph, converted, gspmd, shardy = adamw
     normal = {f"arg{k}": x for k, x in enumerate(random_inputs(gspmd.signature, 0))}
-    report = compare_compiled(
-        gspmd, shardy, graph, converted, inputs=Inputs(normal, "normal.npz", 1)
-    )
+    report = compare_compiled(gspmd, shardy, graph, converted, given=Given(normal, "normal.npz", 1))
     assert report.verdict is Verdict.REASSOCIATED, str(report)
     assert report.ok
     assert report.differences == []
@@ -95,9 +94,9 @@ def test_adamw_on_normal_inputs_is_float_noise_shown_by_the_f64_rerun(adamw):
     assert rerun.first_relative > F32  # the first run: beyond f32's tolerance
     assert rerun.relative < tolerance(np.dtype(np.float64))  # the f64 run: noise, 1e-11
     first, second = report.judgement.runs
-    assert not first.close("GSPMD original vs reference")
-    assert not first.close("Shardy result vs reference")
-    assert first.close("GSPMD original vs Shardy result")  # the two partitioners agree
+    assert not first.close(Pair.GSPMD_REFERENCE)
+    assert not first.close(Pair.SHARDY_REFERENCE)
+    assert first.close(Pair.BOTH)  # the two partitioners agree
     assert second.values[0][0].dtype == np.float64
     assert report.inputs == "the values of normal.npz"
     payload = graph_json(GraphCheck("adamw.dump", 1, report))
@@ -123,7 +122,7 @@ def test_a_second_draw_where_the_module_cannot_be_widened(adamw, monkeypatch):
     graph, converted, gspmd, shardy = adamw
     monkeypatch.setattr(numerics, "widened", lambda text: (None, "the test's reason"))
     normal = {f"arg{k}": x for k, x in enumerate(random_inputs(gspmd.signature, 0))}
-    report = compare_compiled(gspmd, shardy, graph, converted, inputs=Inputs(normal, "n.npz"))
+    report = compare_compiled(gspmd, shardy, graph, converted, given=Given(normal, "n.npz"))
     assert report.verdict is Verdict.REASSOCIATED, str(report)
     assert (report.rerun.how, report.rerun.why) == ("second draw", "the test's reason")
     assert "not widened to f64 (the test's reason): a second draw" in str(report.rerun)
@@ -191,7 +190,7 @@ def test_a_changed_op_in_a_real_conversion_differs_with_output_magnitude_and_dev
     assert not report.ok
     assert (report.rerun.how, report.rerun.agrees) == ("f64", False)
     found = report.judgement.mismatches
-    assert [(m.between, m.agreement.index, m.run) for m in found] == [
+    assert [(str(m.between), m.agreement.index, m.run) for m in found] == [
         ("Shardy result vs reference", 0, "f64 run")
     ]
     (m,) = found
@@ -214,7 +213,7 @@ def test_a_real_xla_bug_is_a_compiler_difference_with_its_evidence():
     report = compare(text, convert(text, num_devices=8), 8)
     assert report.verdict is Verdict.COMPILER_DIFFERS, str(report)
     assert report.ok
-    between = [m.between for m in report.judgement.mismatches]
+    between = [str(m.between) for m in report.judgement.mismatches]
     assert between == ["GSPMD original vs reference", "Shardy result vs reference"]
     assert {m.run for m in report.judgement.mismatches} == {"f64 run"}
     assert min(m.agreement.relative for m in report.judgement.mismatches) > 1
