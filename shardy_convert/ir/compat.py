@@ -236,3 +236,10 @@ def jaxlib_version() -> str:
     from jaxlib import version
 
     return version.__version__
+
+
+@functools.cache
+def op_locations_settable() -> bool:
+    """Whether these bindings set an op's location (`op.location = loc`): jaxlib 0.10.2's do,
+    0.7.1's only read it."""
+    return getattr(ir.Operation.location, "fset", None) is not None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import ShardyConvertError
 from . import compat
 from .bindings import ir
 from .diagnostics import format_location
@@ -57,8 +58,18 @@ def ops_in_order(module: ir.Operation) -> list[ir.Operation]:
     return found
 
 
+class NoOpTags(ShardyConvertError):
+    """These MLIR bindings cannot set an op's location: nothing can be matched to XLA's view."""
+
+
 def tag_ops(module: ir.Operation) -> list[TaggedOp]:
-    """Tags every op of `module` (in place: give it a copy) and says what each one is."""
+    """Tags every op of `module` (in place: give it a copy) and says what each one is.
+    NoOpTags where this jaxlib's bindings cannot set an op's location (0.7.1)."""
+    if not compat.op_locations_settable():
+        raise NoOpTags(
+            f"jaxlib {compat.jaxlib_version()}'s MLIR bindings cannot set an op's location, which "
+            "matching XLA's instructions to the program's values needs (jaxlib 0.10.2 can)"
+        )
     table = []
     for k, op in enumerate(ops_in_order(module)):
         table.append(TaggedOp(k, op.name, format_location(op.location), _results(op)))

@@ -12,7 +12,7 @@ from ..errors import ShardyConvertError
 from ..formats.propagation_diff import Comparison, Divergence, compare
 from ..ir.analyses import Analyses
 from ..ir.bindings import ir
-from ..ir.op_tags import TaggedOp, ops_in_order, tag_ops
+from ..ir.op_tags import NoOpTags, TaggedOp, ops_in_order, tag_ops
 from ..ir.pipeline import run_pipeline
 from ..ir.walker import SHARDING
 from ..sharding import Kind, SubgroupType, normalize, parse
@@ -132,7 +132,10 @@ class MatchGspmdPropagationPass:
             work.operation.erase()
 
     def _match(self, module: ir.Operation, work: ir.Operation, count: int) -> PropagationOutcome:
-        table = tag_ops(work)
+        try:
+            table = tag_ops(work)
+        except NoOpTags as e:
+            return PropagationOutcome(reason=e.message)
         ops = ops_in_order(work)  # before any pin: positions are the tags' numbers
         start = time.perf_counter()
         try:
@@ -164,7 +167,9 @@ class MatchGspmdPropagationPass:
     def _candidates(self, comparison, table, pins, unpinned, count) -> list[Pin]:
         """The divergences that start a chain and can be pinned; the others recorded."""
         new: list[Pin] = []
-        needless = {k for k, u in unpinned.items() if not u.why}
+        # what needs no pin, and what is pinned already (its own instruction may keep
+        # Shardy's decision: the pin reshards after it), does not block what follows
+        needless = {k for k, u in unpinned.items() if not u.why} | {op for op, _ in pins}
         for d in comparison.divergences:
             done = (d.op, d.index or 0) in pins or d.op in unpinned
             if done or not set(d.after) <= needless:

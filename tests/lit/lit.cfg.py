@@ -26,3 +26,11 @@ config.substitutions.append(
 # has_reduction_kinds): a file checks each jaxlib's answer with `%if sdy-reduction-kinds %{ %}`.
 if hasattr(_sdy.TensorShardingAttr, "reduction_op"):
     config.available_features.add("sdy-reduction-kinds")
+
+# Setting an op's location (ir/op_tags.py: what match-gspmd-propagation matches XLA's view by)
+# is in newer jaxlibs only (compat.op_locations_settable): match_gspmd_propagation.mlir needs it,
+# match_gspmd_propagation_no_tags.mlir checks the others say so.
+from jaxlib.mlir import ir  # noqa: E402
+
+if getattr(ir.Operation.location, "fset", None) is not None:
+    config.available_features.add("op-locations-settable")

@@ -1,6 +1,11 @@
-// RUN: shardy-convert opt %s -p 'match-gspmd-propagation{num-devices=8}' --split-input-file 2>%t.notes | filecheck %s
-// RUN: filecheck %s --check-prefix=NOTE < %t.notes
-// RUN: shardy-convert opt %s -p 'match-gspmd-propagation{num-devices=8 max-rounds=1}' --split-input-file 2>&1 >%t.one | filecheck %s --check-prefix=ONE
+// RUN: %if op-locations-settable %{ shardy-convert opt %s -p 'match-gspmd-propagation{num-devices=8}' --split-input-file 2>%t.notes | filecheck %s %}
+// RUN: %if op-locations-settable %{ filecheck %s --check-prefix=NOTE < %t.notes %}
+// RUN: %if op-locations-settable %{ shardy-convert opt %s -p 'match-gspmd-propagation{num-devices=8 max-rounds=1}' --split-input-file 2>&1 >%t.one | filecheck %s --check-prefix=ONE %}
+// RUN: %if !op-locations-settable %{ shardy-convert opt %s -p 'match-gspmd-propagation{num-devices=8}' --split-input-file 2>&1 >%t.old | filecheck %s --check-prefix=OLD %}
+
+// Where jaxlib's MLIR bindings cannot set an op's location (0.7.1), XLA's view of the program
+// cannot be matched to its values: the pass leaves every module as it is and says why.
+// OLD: match_gspmd_propagation.mlir: note: match-gspmd-propagation: 0 pins, 0 values still differ after 0 rounds; 0.000 s; jaxlib {{.*}}'s MLIR bindings cannot set an op's location
 
 // match-gspmd-propagation compiles the module with GSPMD and its conversion with Shardy on
 // jaxlib's CPU client, reads both partitioners' decisions after propagation, and pins GSPMD's

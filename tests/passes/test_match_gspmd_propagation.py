@@ -23,6 +23,7 @@ from shardy_convert.passes.match_gspmd_propagation import (
     PropagationOutcome,
 )
 from tests.conftest import real_graph
+from tests.helpers import needs_op_tags
 
 # (testdata path, graph): real steps whose Shardy program costs more (or otherwise) than
 # GSPMD's on jaxlib 0.10.2, 8 devices
@@ -98,11 +99,13 @@ def _proves(path: str, index: int) -> None:
     assert compare(graph, pinned, n).ok  # the original's values
 
 
+@needs_op_tags
 @pytest.mark.parametrize(("path", "index"), FAST, ids=[p for p, _ in FAST])
 def test_pinned_conversion_compiles_to_gspmds_program(path, index):
     _proves(path, index)
 
 
+@needs_op_tags
 @pytest.mark.slow
 @pytest.mark.parametrize(("path", "index"), SLOW, ids=[f"{p}:{k}" for p, k in SLOW])
 def test_pinned_conversion_compiles_to_gspmds_program_on_whole_steps(path, index):
@@ -115,6 +118,7 @@ def _outcome(text: str, n: int = 8, **options) -> PropagationOutcome:
         return MatchGspmdPropagationPass(num_devices=n, **options).run(module.operation)
 
 
+@needs_op_tags
 def test_pins_only_where_a_divergence_starts():
     """On the README's matmul: the multiply and the maximum start the two chains, the add
     is still Shardy's between them; the last dot follows without a pin, the constant needs
@@ -130,6 +134,7 @@ def test_pins_only_where_a_divergence_starts():
     assert (outcome.remaining, outcome.unpinned) == (0, ())
 
 
+@needs_op_tags
 def test_a_multi_result_op_is_pinned_result_by_result():
     """ResNet-18's batch norms (stablehlo.batch_norm_training/grad: three results each)."""
     entry, graph = real_graph("torch_xla/resnet18_spatial.dump")
@@ -140,6 +145,7 @@ def test_a_multi_result_op_is_pinned_result_by_result():
     assert outcome.complete
 
 
+@needs_op_tags
 def test_a_module_gspmd_does_not_compile_is_left_as_it_is():
     text = (
         'func.func @main(%arg0: tensor<8xf32> {mhlo.sharding = "{devices=[8]<=[8]}"}) -> '
@@ -152,6 +158,7 @@ def test_a_module_gspmd_does_not_compile_is_left_as_it_is():
     assert outcome.reason.startswith("GSPMD does not compile it")
 
 
+@needs_op_tags
 def test_the_plugin_wrapper_pins_with_the_programs_own_options():
     """use_plugin(match_gspmd_propagation=True): the wrapper's session converts a program as
     torch_xla hands it (a portable artifact, torch_xla's compile options) with the pins."""
@@ -167,3 +174,18 @@ def test_the_plugin_wrapper_pins_with_the_programs_own_options():
     constraints = before.decode().count("sdy.sharding_constraint")
     assert after.decode().count("sdy.sharding_constraint") > constraints
     assert pinning.counters.boundary_matched == 1  # the boundary is matched too
+
+
+def test_each_jaxlib_pins_or_says_why_it_cannot():
+    """Where the bindings set op locations the README's matmul gets its pins; where they
+    cannot (jaxlib 0.7.1), nothing is pinned and the outcome says why."""
+    from shardy_convert.ir.compat import op_locations_settable
+
+    _, graph = real_graph("torch_xla/matmul_2x4.mlir")
+    outcome = _outcome(graph)
+    if op_locations_settable():
+        assert outcome.pins
+        assert outcome.reason is None
+    else:
+        assert outcome.pins == ()
+        assert "MLIR bindings cannot set an op's location" in outcome.reason

@@ -27,7 +27,7 @@ from ...errors import ShardyConvertError
 from ...formats.dump import shift_location
 from ...formats.propagated_hlo import instructions
 from ...formats.propagation_diff import Comparison, compare
-from ...ir.op_tags import TaggedOp, index_of, tag_ops
+from ...ir.op_tags import NoOpTags, TaggedOp, index_of, tag_ops
 from ...ir.parse import new_context, parse_module, print_module
 from ...ir.sdy_attrs import read_meshes
 from ...sharding import Kind, parse
@@ -86,6 +86,7 @@ class Divergences:
     found: tuple[Divergence, ...] = ()
     compared: int = 0
     unmatched: tuple[str, ...] = ()
+    unavailable: str | None = None  # why they could not be listed (this jaxlib)
 
 
 def costs_differ(gspmd: Cost | None, shardy: Cost | None) -> bool:
@@ -120,7 +121,10 @@ def find_divergences(
     converted it), on `devices` devices."""
     with new_context() as ctx:
         module = parse_module(original, ctx)
-        table = tag_ops(module.operation)
+        try:
+            table = tag_ops(module.operation)
+        except NoOpTags as e:
+            return Divergences(unavailable=e.message)
         tagged = print_module(module, "text", locations=True)
     converted = convert(tagged)
     flags = main_signature(original).propagate_to_output()

@@ -88,11 +88,13 @@ def graph_json(check) -> dict:
     return graph
 
 
-def _divergences(report) -> list[dict]:
+def _divergences(report) -> list[dict] | None:
     """Every value the two propagations decided differently, ranked (divergence.py); empty
-    for a graph whose programs cost the same."""
+    for a graph whose programs cost the same; null where this jaxlib cannot list them."""
     if report is None or report.divergences is None:
         return []
+    if report.divergences.unavailable is not None:
+        return None
     return [divergence_json(d) for d in report.divergences.found]
 
 

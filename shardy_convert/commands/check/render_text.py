@@ -160,6 +160,11 @@ def divergences_lines(report) -> list[str]:
     if found is None:
         return []
     which = cheaper(report.gspmd, report.shardy)
+    if found.unavailable is not None:
+        return [
+            f"cheaper program: {which}",
+            f"values sharded differently: not listed: {found.unavailable}",
+        ]
     keep = which == "Shardy" and found.found
     lines = [f"cheaper program: {which}" + (_KEEP_SHARDY if keep else "")]
     lines.append(
