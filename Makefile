@@ -41,7 +41,7 @@ XDIST := -n $(PYTEST_JOBS)
 .DEFAULT_GOAL := help
 # Every target is a task, none a file: `examples`, `testdata` and `bench` are folders too, and
 # a target named like an existing folder would be "up to date" without being .PHONY.
-.PHONY: help install install-torch docs quick test test-e2e test-oldest test-newest test-asan test-tsan lint format testdata examples golden bench clean distclean
+.PHONY: help install install-torch docs quick test test-e2e test-oldest test-newest test-asan test-tsan test-sdist lint format testdata examples golden bench clean distclean
 
 # Every target with a `## ` description, names padded to the longest one.
 help: ## list the targets
@@ -67,7 +67,7 @@ docs: $(PY) ## regenerate the docs' reference pages from the code, then build th
 quick: lint ## ruff, then the suite without the slow compile proofs (lit included; no torch_xla, no oldest jax)
 	$(PY) -m pytest -q -m "not slow" $(XDIST)
 
-test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices, torch_xla end to end), the suite again on the oldest and on the newest supported jax, the wrapper under ASan/UBSan and under TSan, the docs
+test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileCheck, compile checks on 16 CPU devices, torch_xla end to end), the suite again on the oldest and on the newest supported jax, the wrapper under ASan/UBSan and under TSan, the docs, an install from the sdist alone
 	$(PY) -m pytest -q $(XDIST)
 	$(MAKE) docs
 	$(MAKE) test-e2e
@@ -75,6 +75,27 @@ test: lint ## ruff, then the whole test suite (unit, property, fuzz, lit/FileChe
 	$(MAKE) test-newest
 	$(MAKE) test-asan
 	$(MAKE) test-tsan
+	$(MAKE) test-sdist
+
+# The package alone, as a user without a clone installs it: `python -m build` makes the sdist
+# and the wheel (build/sdist/dist), twine checks their metadata, and a fresh venv outside the
+# tree gets the sdist from pip, which builds the PJRT wrapper with the C compiler; from another
+# folder it then says its version, converts the README's example and loads the wrapper over
+# xla-cpu-pjrt to compile that program (tests/installed_smoke.py: the installed package only).
+SDIST := build/sdist
+SDIST_PY := $(SDIST)/venv/bin/python
+test-sdist: $(PY) ## build the sdist and wheel, twine check them, pip install the sdist into a fresh venv and run the installed command and wrapper from outside the tree
+	rm -rf $(SDIST)
+	$(PY) -m build --outdir $(SDIST)/dist .
+	$(VENV)/bin/twine check --strict $(SDIST)/dist/*
+	$(PYTHON) -m venv $(SDIST)/venv
+	$(SDIST)/venv/bin/pip install --quiet --upgrade pip
+	$(SDIST)/venv/bin/pip install --quiet $(SDIST)/dist/shardy_convert-*.tar.gz 'xla-cpu-pjrt==0.0.1' 'pypjrt==0.1.1'
+	mkdir -p $(SDIST)/run
+	cd $(SDIST)/run && ../venv/bin/shardy-convert --version
+	cd $(SDIST)/run && ../venv/bin/shardy-convert convert $(abspath testdata/torch_xla/matmul_2x4.mlir) -o matmul.shardy.mlir
+	grep -q 'sdy.mesh' $(SDIST)/run/matmul.shardy.mlir
+	cd $(SDIST)/run && ../venv/bin/python $(abspath tests/installed_smoke.py) $(abspath testdata/torch_xla/matmul_2x4.mlir)
 
 # The e2e suite, the test data and the plugin example also need the test tools and the
 # xla-cpu-pjrt plugin in the torch venv: every target that uses the venv depends on this stamp.

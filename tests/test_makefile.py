@@ -102,6 +102,7 @@ RUNS = {
         r"^\.venv-jax-newest/bin/python -m pytest -q -p no:cacheprovider" + SPREAD,
         r"^\.venv/bin/mkdocs build --strict --site-dir build/site$",
         r"SHARDY_CONVERT_WRAPPER_LIBRARY=\S*build/tsan/\S+ \.venv/bin/python -m pytest",
+        r"^\.venv/bin/python -m build --outdir build/sdist/dist \.$",
     ],
     "test-e2e": [r"^\.venv-torch/bin/python -m pytest -q -p no:cacheprovider e2e$"],
     "install-torch": [
@@ -125,6 +126,13 @@ RUNS = {
         r"SHARDY_CONVERT_WRAPPER_LIBRARY=\S*build/tsan/libpjrt_shardy_wrapper\.so "
         r"\.venv/bin/python -m pytest -q -p no:cacheprovider tests/plugin/test_wrapper\.py "
         r"tests/plugin/test_newer_plugin\.py tests/plugin/test_jax_client\.py$",
+    ],
+    "test-sdist": [
+        r"^\.venv/bin/python -m build --outdir build/sdist/dist \.$",
+        r"^\.venv/bin/twine check --strict build/sdist/dist/\*$",
+        r"build/sdist/venv/bin/pip install --quiet build/sdist/dist/shardy_convert-\*\.tar\.gz ",
+        r"\.\./venv/bin/shardy-convert --version$",
+        r"\.\./venv/bin/python \S+/tests/installed_smoke\.py \S+/matmul_2x4\.mlir$",
     ],
     "lint": [
         r"^\.venv/bin/ruff check \.$",
