@@ -195,8 +195,46 @@ def graph_roots() -> dict:
     return _numpy({"loss": loss})
 
 
+def mlp_adamw_unrecorded() -> dict:
+    """The MLP's AdamW step in a program that never called record(): audited as it is, and
+    again with its mesh given (specs read on it). Through use_plugin the marks are recorded
+    all the same (use_plugin starts the recorder)."""
+    from shardy_convert import torch_xla as sc
+    from shardy_convert.plugin.audit_policy import Policy
+
+    torch.manual_seed(0)
+    mesh = xs.Mesh(np.arange(8), (2, 4), ("data", "model"))
+    model = torch.nn.Sequential(
+        torch.nn.Linear(16, 64), torch.nn.GELU(), torch.nn.Linear(64, 16)
+    ).to(torch_xla.device())
+    xs.mark_sharding(model[0].weight, mesh, ("model", None))
+    xs.mark_sharding(model[2].weight, mesh, (None, "model"))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    x = _seeded(8, 16).to(torch_xla.device())
+    xs.mark_sharding(x, mesh, ("data", None))
+    optimizer.zero_grad()
+    model(x).pow(2).mean().backward()
+    optimizer.step()
+    torch_xla.sync()
+    policy = Policy.from_toml(MLP_POLICY)
+    for key, given in (("plain", None), ("with_mesh", mesh)):
+        report = sc.audit(model, optimizer, mesh=given, policy=policy)
+        FACTS[key] = {"report": report.as_json(), "table": str(report)}
+        try:
+            report.check()
+            FACTS[key]["check"] = None
+        except sc.ShardingContractError as e:
+            FACTS[key]["check"] = e.message
+    FACTS["held"] = {
+        name: torch_xla._XLAC._get_xla_sharding_spec(t) if t.device.type == "xla" else None
+        for name, t in _named(model, optimizer).items()
+    }
+    return {}
+
+
 PROGRAMS = {
     "audit_mlp_adamw": (mlp_adamw, 8),
+    "audit_mlp_adamw_unrecorded": (mlp_adamw_unrecorded, 8),
     "audit_llama_tp_adamw": (llama_tp_adamw, 8),
     "audit_graph_roots": (graph_roots, 8),
 }

@@ -110,6 +110,35 @@ def test_the_mlp_of_the_issue_under_both_partitioners(tmp_path):
     assert result.exit_code == (1 if differing(cpu, ours) else 0), result.output
 
 
+def test_without_record_the_audit_gives_what_torch_xla_holds_and_checks_no_mark(tmp_path):
+    """issue 34: audit(model, optimizer) after a step, record() never called: every parameter
+    and optimizer state by name with its compiled sharding (torch_xla's own), the marked
+    column not recorded, the rules that need marks not checked (never passed: check() fails on
+    those its policy makes errors); the policy's specs checked once a mesh is given."""
+    cpu, ours = run(tmp_path, "audit_mlp_adamw_unrecorded")
+    assert_ran(cpu), assert_ran(ours)
+    needing_marks = {"unannotated-parameter", "mark-not-compiled", "foreign-mesh"}
+    plain = from_json(json.dumps(cpu["plain"]["report"]))
+    assert [row.name for row in plain.tensors] == list(cpu["held"])
+    assert [row.compiled for row in plain.tensors] == list(cpu["held"].values())
+    assert {row.kind for row in plain.tensors} == {"parameter", "optimizer_state"}
+    assert all(row.marked is None for row in plain.tensors)
+    assert "not recorded" in cpu["plain"]["table"]
+    assert {n.rule for n in plain.not_checked} == needing_marks | {"policy"}
+    assert not {f.rule for f in plain.findings} & (needing_marks | {"policy"})
+    assert "not checked: mark-not-compiled (error)" in cpu["plain"]["check"]
+    # the optimizer states are sharded like their weights: a finding that needs no mark
+    assert {f.rule for f in plain.findings} <= {"small-sharded", "state-unlike-parameter"}
+    given = from_json(json.dumps(cpu["with_mesh"]["report"]))
+    assert {n.rule for n in given.not_checked} == needing_marks  # the policy is checked
+    bias = given.tensor("0.bias")
+    assert bias.compiled_spec is not None
+    assert any(f.rule == "policy" and f.name == "0.bias" for f in given.findings)
+    recorded = from_json(json.dumps(ours["plain"]["report"]))  # use_plugin records the marks
+    assert recorded.not_checked == []
+    assert recorded.tensor("0.weight").marked is not None
+
+
 def test_a_megatron_llama_with_adamw_under_both_partitioners(tmp_path):
     cpu, ours = run(tmp_path, "audit_llama_tp_adamw")
     assert_ran(cpu), assert_ran(ours)

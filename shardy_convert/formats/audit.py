@@ -34,6 +34,8 @@ from ..sharding.partition_spec import Spec, parse_spec
 
 KINDS = ("parameter", "buffer", "optimizer_state")
 SEVERITIES = ("error", "warning")
+# How a rule not checked for want of the recorder's marks says why (NotChecked.why).
+MARKS_NOT_RECORDED = "marks not recorded"
 # The HLO strings of hundreds of device ids are clipped in the table only.
 HLO_CELL_LIMIT = 64
 
@@ -80,6 +82,21 @@ class TensorRow:
 
 
 @dataclass(frozen=True)
+class NotChecked:
+    """A rule the audit could not check, and why (`marks not recorded: ...`): never passed."""
+
+    rule: str
+    severity: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"not checked: {self.rule} ({self.severity}): {self.why}"
+
+    def as_json(self) -> dict:
+        return {"rule": self.rule, "severity": self.severity, "why": self.why}
+
+
+@dataclass(frozen=True)
 class AuditFinding:
     """Something about one tensor: `rule` names the check (`unannotated-parameter`, ...),
     `message` says what was seen and what to do."""
@@ -111,6 +128,13 @@ class AuditReport:
     findings: list[AuditFinding] = field(default_factory=list)
     meshes: list[str] = field(default_factory=list)
     runtime: str | None = None
+    # the rules that could not be checked (an audit without record(): the marks), each never
+    # passed: `check` counts those its policy makes errors
+    not_checked: list[NotChecked] = field(default_factory=list)
+
+    @property
+    def marks_recorded(self) -> bool:
+        return not any(n.why.startswith(MARKS_NOT_RECORDED) for n in self.not_checked)
 
     @property
     def errors(self) -> list[AuditFinding]:
@@ -129,21 +153,30 @@ class AuditReport:
 
     def check(self) -> None:
         """Raises ShardingContractError when a finding is an error (its policy decides which
-        rules are); the message lists them, one a line."""
+        rules are), or when a rule its policy makes an error could not be checked (not
+        checked is never passed); the message lists them, one a line."""
         errors = self.errors
-        if not errors:
+        unchecked = [n for n in self.not_checked if n.severity == "error"]
+        if not errors and not unchecked:
             return
-        lines = "\n".join(f"  {f}" for f in errors)
+        lines = "\n".join(f"  {f}" for f in [*errors, *unchecked])
+        said = [plural(len(errors), "error")] if errors else []
+        said += [f"{plural(len(unchecked), 'rule')} not checked"] if unchecked else []
         raise ShardingContractError(
-            f"the sharding contract is broken: {plural(len(errors), 'error')}\n{lines}",
+            f"the sharding contract is broken or unchecked: {', '.join(said)}\n{lines}"
+            if unchecked
+            else f"the sharding contract is broken: {said[0]}\n{lines}",
             findings=tuple(errors),
         )
 
     def as_json(self) -> dict:
-        return {
+        document = {
             "tensors": [row.as_json() for row in self.tensors],
             "findings": [f.as_json() for f in self.findings],
         }
+        if self.not_checked:  # only where a rule was not checked: reports before it stay so
+            document["not_checked"] = [n.as_json() for n in self.not_checked]
+        return document
 
     def to_json(self) -> str:
         """The report as JSON text (the schema in this module's docstring), a tensor or a
@@ -169,17 +202,19 @@ def format_table(report: AuditReport) -> str:
     on = "; ".join(report.meshes) or "no mesh recorded"
     head = f"== sharding audit: {plural(len(report.tensors), 'tensor')} on {on}"
     lines = [head + (f", run on {report.runtime}" if report.runtime else "")]
-    rows = [_HEADER] + [_row(row) for row in report.tensors]
+    unmarked = "-" if report.marks_recorded else "not recorded"
+    rows = [_HEADER] + [_row(row, unmarked) for row in report.tensors]
     lines += ["   " + line for line in _align(rows)]
     if report.findings:
         cells = [[f.severity, f.name, f.rule, f.message] for f in report.findings]
         lines += ["   findings:"] + ["     " + line for line in _align(cells)]
+    lines += [f"   {n}" for n in report.not_checked]
     counts = ", ".join(plural(sum(f.severity == s for f in report.findings), s) for s in SEVERITIES)
     lines.append(f"{plural(len(report.tensors), 'tensor')}; findings: {counts}")
     return "\n".join(lines) + "\n"
 
 
-def _row(row: TensorRow) -> list[str]:
+def _row(row: TensorRow, unmarked: str = "-") -> list[str]:
     dims = "x".join(map(str, row.shape))
     shape = f"{dims}x{row.dtype}" if dims and row.dtype else dims or row.dtype or "scalar"
     return [
@@ -187,7 +222,7 @@ def _row(row: TensorRow) -> list[str]:
         row.kind,
         shape,
         str(row.bytes),
-        _spec_cell(row.marked, row.marked_spec, "-"),
+        _spec_cell(row.marked, row.marked_spec, unmarked),
         _spec_cell(row.compiled, row.compiled_spec, "- (not on XLA)"),
         "-" if row.compiled is None else clip(row.compiled or '""', HLO_CELL_LIMIT),
     ]
@@ -236,6 +271,13 @@ def from_json(data: str | bytes, file: str | None = None) -> AuditReport:
             report.tensors.append(_read_row(item))
         except (ShardyConvertError, KeyError, TypeError, ValueError) as e:
             raise ShardyConvertError(f"tensor {k}: {_reason(e)}", file=file) from None
+    for k, item in enumerate(value.get("not_checked") or []):
+        try:
+            report.not_checked.append(
+                NotChecked(*(str(item[key]) for key in ("rule", "severity", "why")))
+            )
+        except (KeyError, TypeError) as e:
+            raise ShardyConvertError(f"not_checked {k}: {_reason(e)}", file=file) from None
     for k, item in enumerate(value.get("findings") or []):
         try:
             report.findings.append(

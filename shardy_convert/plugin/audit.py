@@ -55,27 +55,30 @@ def audit(
     """The sharding report of `model`'s parameters and buffers and `optimizer`'s states.
 
     Call it after `torch_xla.sync()` (a tensor still pending has no compiled sharding yet: a
-    UsageError names it), in a program that called `record()` (or `use_plugin`) before its
-    first mesh and mark. `mesh`: a torch_xla Mesh to read specs on before the meshes the
-    program made (default: those, and `xs.get_global_mesh()`). `policy`: a Policy, a dict,
+    UsageError names it), best in a program that called `record()` (or `use_plugin`) before
+    its first mesh and mark. Without that, the report still gives every tensor's compiled
+    sharding by name (its specs on `mesh` or the global mesh, where there is one) and the
+    findings that need no mark; the marked column reads "not recorded" and the rules that need
+    the marks are listed as not checked (never passed: `check` counts those that are errors).
+    `mesh`: a torch_xla Mesh to read specs on before the meshes the program made (default:
+    those, and `xs.get_global_mesh()`). `policy`: a Policy, a dict,
     or the path of a TOML file (audit_policy.py); default: every rule at its default
     severity, no specs required.
     """
     chosen = as_policy(policy)
-    if not mesh_recorder.RECORDER.watching_marks:
-        raise UsageError(
-            "audit reads the marks the recorder saw: call shardy_convert.torch_xla.record() "
-            "(or use_plugin) at the top of the program, before its first Mesh and mark_sharding"
-        )
+    recorded = mesh_recorder.RECORDER.watching_marks
     import torch_xla
 
     xlac = torch_xla._XLAC
     meshes = _meshes(mesh)
     named = list(named_tensors(model, optimizer))
     _check_synced(xlac, named)
-    rows = [_row(xlac, item, meshes) for item in named]
+    rows = [_row(xlac, item, meshes, recorded) for item in named]
     labels = tuple(m.describe() for m in meshes)
-    return AuditReport(rows, audit_rules.findings(rows, chosen, labels), list(labels), _runtime())
+    unchecked = audit_rules.not_checked(chosen, recorded, labels)
+    skip = tuple(n.rule for n in unchecked)
+    found = audit_rules.findings(rows, chosen, labels, skip)
+    return AuditReport(rows, found, list(labels), _runtime(), unchecked)
 
 
 def named_tensors(model, optimizer=None) -> Iterator[Named]:
@@ -144,10 +147,10 @@ def _global(tensor):
     return tensor if inner is None else inner
 
 
-def _row(xlac, item: Named, meshes: tuple[UserMesh, ...]) -> TensorRow:
+def _row(xlac, item: Named, meshes: tuple[UserMesh, ...], recorded: bool = True) -> TensorRow:
     t = _global(item.tensor)
     shape = tuple(int(d) for d in t.shape)
-    mark = mesh_recorder.RECORDER.mark_of(t)
+    mark = mesh_recorder.RECORDER.mark_of(t) if recorded else None
     compiled = xlac._get_xla_sharding_spec(t) if _on_xla(t) else None
     marked_spec, on = (None, None)
     if mark is not None:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import ShardyConvertError
-from ..formats.audit import AuditFinding, TensorRow
+from ..formats.audit import MARKS_NOT_RECORDED, AuditFinding, NotChecked, TensorRow
 from ..sharding import HloSharding, Kind, parse
 from ..sharding.partition_spec import Spec
 from .audit_policy import Policy
@@ -36,17 +36,51 @@ class _Context:
     meshes: tuple[str, ...]
 
 
+# What a rule needs beyond what torch_xla holds after the step: the marks the recorder saw
+# (record()), or the meshes the program made (the recorder's, or those the audit is given).
+NEEDS_MARKS = ("unannotated-parameter", "mark-not-compiled", "foreign-mesh")
+NEEDS_A_MESH = ("policy",)
+
+
+def not_checked(policy: Policy, marks_recorded: bool, meshes: tuple[str, ...]) -> list[NotChecked]:
+    """The rules the policy does not turn off that cannot be checked without the recorder's
+    marks (record() not called) or without any mesh to read specs on, each with why."""
+    why = {}
+    if not marks_recorded:
+        for rule in NEEDS_MARKS:
+            why[rule] = (
+                f"{MARKS_NOT_RECORDED}: call shardy_convert.torch_xla.record() at the top of the "
+                "program, before its first Mesh and mark_sharding (or audit(..., mesh=mesh) for "
+                "specs), to have the marks and the meshes the program made"
+            )
+        if not meshes:
+            for rule in NEEDS_A_MESH:
+                why[rule] = (
+                    f"{MARKS_NOT_RECORDED} and no mesh given: no spec can be read; "
+                    "audit(..., mesh=mesh) gives one"
+                )
+    return [
+        NotChecked(rule, policy.severity(rule), text)
+        for rule, text in why.items()
+        if policy.severity(rule) != "off"
+    ]
+
+
 def findings(
-    rows: list[TensorRow], policy: Policy, meshes: tuple[str, ...] = ()
+    rows: list[TensorRow],
+    policy: Policy,
+    meshes: tuple[str, ...] = (),
+    skip: tuple[str, ...] = (),
 ) -> list[AuditFinding]:
     """Every finding the policy does not turn off, tensor by tensor in the rows' order.
-    `meshes`: the labels of the meshes the program made (for the foreign-mesh message)."""
+    `meshes`: the labels of the meshes the program made (for the foreign-mesh message);
+    `skip`: rules not checked (`not_checked`)."""
     context = _Context({row.name: row for row in rows}, policy, tuple(meshes))
     found = []
     for row in rows:
         for rule, check in _CHECKS.items():
             severity = policy.severity(rule)
-            if severity == "off":
+            if severity == "off" or rule in skip:
                 continue
             message = check(row, context)
             if message:

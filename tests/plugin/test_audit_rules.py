@@ -182,3 +182,44 @@ def test_a_policy_is_given_as_a_path_a_dict_or_none(tmp_path):
         as_policy(tmp_path / "missing.toml")
     with pytest.raises(UsageError, match="policy must be a Policy"):
         as_policy(3)
+
+
+# --- an audit without record(): the rules that need marks are not checked, never passed ----
+
+
+def test_without_the_recorder_the_rules_that_need_marks_are_not_checked():
+    from shardy_convert.plugin.audit_rules import not_checked
+
+    policy = as_policy(None)
+    unchecked = not_checked(policy, marks_recorded=False, meshes=())
+    assert [n.rule for n in unchecked] == [
+        "unannotated-parameter",
+        "mark-not-compiled",
+        "foreign-mesh",
+        "policy",
+    ]
+    assert all("record()" in n.why or "mesh=mesh" in n.why for n in unchecked)
+    given = not_checked(policy, marks_recorded=False, meshes=("Mesh((2, 4), ('a', 'b'))",))
+    assert "policy" not in {n.rule for n in given}  # specs read on the given mesh
+    assert not_checked(policy, marks_recorded=True, meshes=()) == []
+    off = Policy.from_toml('[rules]\nmark-not-compiled = "off"\n')
+    assert "mark-not-compiled" not in {n.rule for n in not_checked(off, False, ())}
+
+
+def test_a_rule_not_checked_is_never_passed_and_survives_json():
+    from shardy_convert.formats.audit import from_json
+    from shardy_convert.plugin.audit_rules import not_checked
+
+    rows = [row("w", (8, 8), "{devices=[4,1,2]<=[8] last_tile_dim_replicate}")]
+    unchecked = not_checked(as_policy(None), marks_recorded=False, meshes=())
+    skip = tuple(n.rule for n in unchecked)
+    report = AuditReport(rows, findings(rows, as_policy(None), (), skip), [], None, unchecked)
+    assert {f.rule for f in report.findings}.isdisjoint(skip)
+    assert not report.marks_recorded
+    assert "not recorded" in str(report)  # the marked column
+    with pytest.raises(ShardingContractError, match="not checked: mark-not-compiled"):
+        report.check()
+    again = from_json(report.to_json())
+    assert again.not_checked == report.not_checked
+    recorded = AuditReport(rows, findings(rows, as_policy(None)), [], None)
+    assert "not_checked" not in recorded.as_json()  # reports of recorded runs are as before

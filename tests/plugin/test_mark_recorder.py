@@ -10,9 +10,7 @@ import types
 
 import pytest
 
-from shardy_convert.errors import UsageError
 from shardy_convert.plugin import mesh_recorder
-from shardy_convert.plugin.audit import audit
 
 SPEC = "{devices=[4,1,2]0,4,1,5,2,6,3,7 last_tile_dim_replicate}"
 
@@ -108,9 +106,3 @@ def test_a_failing_record_never_breaks_the_mark(torch_xla, caplog):
         assert spmd.mark_sharding(t, Mesh(list(range(8)), (8,), ("x",)), ("x",)) is t
     assert "cannot record a mark: RuntimeError: no spec" in caplog.text
     assert mesh_recorder.RECORDER.mark_of(t) is None
-
-
-def test_audit_needs_the_recorder_first(monkeypatch):
-    monkeypatch.setattr(mesh_recorder, "RECORDER", mesh_recorder.MeshRecorder())
-    with pytest.raises(UsageError, match=r"call shardy_convert.torch_xla.record\(\)"):
-        audit(object())
