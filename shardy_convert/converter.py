@@ -226,17 +226,23 @@ def _convert(
                     _passed_through("it already carries Shardy shardings", "already Shardy")
                 return module
         else:
-            found = convert_module(mod, request, mentions=formats.mentions(module))
-            _warn_inferred(found.of(MeshChoice))
-            if request.runs("match-gspmd-boundary"):  # its module is imported by now
-                from .passes.match_gspmd_boundary import Outcome
-
-                _warn_boundary(found.of(Outcome))
-            if request.runs("match-gspmd-propagation"):
-                from .passes.match_gspmd_propagation import PropagationOutcome
-
-                _warn_propagation(found.of(PropagationOutcome))
+            _warn_found(request, convert_module(mod, request, mentions=formats.mentions(module)))
         return _same_type(formats.save(mod, emit, target_version, has_locations(module)), module)
+
+
+def _warn_found(request: ConvertRequest, found: pipeline.PipelineResult) -> None:
+    """The warnings of what the passes found: a mesh inferred where meshes were given, GSPMD's
+    boundary or propagation not matched everywhere (their passes' modules are imported by
+    now, where they ran)."""
+    _warn_inferred(found.of(MeshChoice))
+    if request.runs("match-gspmd-boundary"):
+        from .passes.match_gspmd_boundary import Outcome
+
+        _warn_boundary(found.of(Outcome))
+    if request.runs("match-gspmd-propagation"):
+        from .passes.match_gspmd_propagation import PropagationOutcome
+
+        _warn_propagation(found.of(PropagationOutcome))
 
 
 def before_import(

@@ -166,35 +166,39 @@ def divergences_lines(report) -> list[str]:
             f"values sharded differently: not listed: {found.unavailable}",
         ]
     keep = which == "Shardy" and found.found
-    lines = [f"cheaper program: {which}" + (_KEEP_SHARDY if keep else "")]
-    lines.append(
+    unmatched = f" ({len(found.unmatched)} not matched: XLA made them differently)"
+    lines = [
+        f"cheaper program: {which}" + (_KEEP_SHARDY if keep else ""),
         f"values sharded differently: {len(found.found)} of {found.compared} compared"
-        + (
-            f" ({len(found.unmatched)} not matched: XLA made them differently)"
-            if found.unmatched
-            else ""
-        )
-    )
+        + (unmatched if found.unmatched else ""),
+    ]
     if not found.found:
         lines.append(
             "  no value is sharded otherwise after propagation: the programs differ in how XLA "
             "partitions and schedules the same decisions, nothing a pin changes"
         )
     for d in found.found[:SHOWN]:
-        where = f" at {d.location}" if d.location else ""
-        lines.append(
-            f"  {d.kind}{where} {d.shape} ({size(d.bytes)}){' [starts]' if d.starts else ''}"
-        )
-        lines.append(f"    GSPMD  {d.gspmd}" + (f" = {d.gspmd_spec}" if d.gspmd_spec else ""))
-        lines.append(f"    Shardy {d.shardy}" + (f" = {d.shardy_spec}" if d.shardy_spec else ""))
-        spent = d.collective_bytes
-        if spent != (0, 0):
-            lines.append(f"    collectives for it: GSPMD {size(spent[0])}, Shardy {size(spent[1])}")
+        lines += _divergence_lines(d)
     if len(found.found) > SHOWN:
         lines.append(f"  ... {len(found.found) - SHOWN} more (--format json lists them all)")
     if report.pins:
         lines.append("pins that give GSPMD's program (--suggest):")
         lines += [f"  {pin}" for pin in report.pins]
+    return lines
+
+
+def _divergence_lines(d) -> list[str]:
+    """One divergence: the op, where, its shape and bytes; each side's sharding, as XLA prints
+    it and as a spec; the collectives each side made for it."""
+    where = f" at {d.location}" if d.location else ""
+    lines = [
+        f"  {d.kind}{where} {d.shape} ({size(d.bytes)}){' [starts]' if d.starts else ''}",
+        f"    GSPMD  {d.gspmd}" + (f" = {d.gspmd_spec}" if d.gspmd_spec else ""),
+        f"    Shardy {d.shardy}" + (f" = {d.shardy_spec}" if d.shardy_spec else ""),
+    ]
+    spent = d.collective_bytes
+    if spent != (0, 0):
+        lines.append(f"    collectives for it: GSPMD {size(spent[0])}, Shardy {size(spent[1])}")
     return lines
 
 
