@@ -1,5 +1,5 @@
-"""The jaxlib compatibility layers (`shardy_convert.ir.compat` for the MLIR bindings,
-`shardy_convert.xla.compat` for the XLA client) and the pipeline runner that needs no Python
+"""The MLIR bindings' compatibility layer (`shardy_convert.ir.compat`; the XLA client's is
+tests/xla/test_compat.py) and the pipeline runner that needs no Python
 passes inside a PassManager. Every test runs on whichever jaxlib is installed; `make
 test` runs them on the newest and the oldest supported release. Where a release lacks a
 feature, the fallback is forced here so both paths are tested on every release."""
@@ -13,12 +13,10 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 from shardy_convert.errors import ShardyConvertError
-from shardy_convert.formats import module as formats
 from shardy_convert.ir import compat
 from shardy_convert.ir.analyses import Analyses
 from shardy_convert.ir.parse import new_context, parse_module
 from shardy_convert.ir.pipeline import run_pipeline
-from shardy_convert.xla import compat as xla_compat
 from tests.conftest import TESTDATA
 
 MATMUL = TESTDATA / "torch_xla" / "matmul_2x4.mlir"
@@ -52,43 +50,6 @@ def test_walk_filters_by_op_class_with_and_without_jaxlibs_filter(monkeypatch):
         fallback = _custom_call_names(module)
     assert native == fallback
     assert len(native) == text.count("stablehlo.custom_call @")
-
-
-def test_portable_artifact_round_trip_through_compat():
-    with new_context() as ctx:
-        module = parse_module(SHARDED_ADD, ctx)
-        before = str(module)
-        target = stablehlo.get_minimum_version()
-        data = xla_compat.serialize_portable_artifact(
-            formats.print_module(module, "bytecode"), target
-        )
-        assert formats.portable_version(data) == target
-        back = str(formats.deserialize_portable(data, ctx))
-    assert back == before
-
-
-def test_hlo_module_from_proto_reads_a_compiled_programs_module():
-    from jax._src import xla_bridge
-
-    backend = xla_bridge.get_backend("cpu")
-    text = (
-        "module { func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
-        "  %0 = stablehlo.add %a, %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n} }"
-    )
-    from jax._src.lib import xla_client as xc
-
-    exe = backend.compile_and_load(text, xc.DeviceList(tuple(backend.devices()[:1])))
-    proto = exe.hlo_modules()[0].as_serialized_hlo_module_proto()
-    module = xla_compat.hlo_module_from_proto(proto)
-    assert "add(" in module.to_string()
-
-
-def test_hlo_sharding_module_holds_xlas_sharding_classes():
-    from jaxlib import xla_client as xc
-
-    module = xla_compat.hlo_sharding_module()
-    assert module.HloSharding is xc.HloSharding
-    assert module.OpSharding is xc.OpSharding
 
 
 def test_comparable_text_spells_each_releases_printing_one_way():
