@@ -224,8 +224,11 @@ examples: $(TORCH_E2E) ## regenerate the inputs of the docs' examples (examples/
 golden: ## regenerate the expected outputs under testdata/golden/ from the current converter
 	$(PY) testdata/make_golden.py
 
-bench: $(PY) $(TORCH_E2E) ## benchmark: real torch_xla inputs, convert vs jaxlib's parse+verify+print floor, CLI cold start, V1->V2, hook
-	$(PY) bench/run.py --torch-python $(TORCH_PY) $(BENCH_ARGS)
+# BASE=<git ref>: this tree against that ref instead, figure by figure, interleaved in one run
+# (bench/compare_base.py: the ref in a temporary worktree, nothing installed).
+BASE ?=
+bench: $(PY) $(TORCH_E2E) ## benchmark: real torch_xla inputs, convert vs jaxlib's parse+verify+print floor, CLI cold start, V1->V2, hook; BASE=<git ref> compares this tree with that ref instead
+	$(PY) bench/run.py --torch-python $(TORCH_PY) $(if $(BASE),--base-ref $(BASE)) $(BENCH_ARGS)
 
 clean: ## remove caches and build output (keeps .venv)
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache tests/lit/Output

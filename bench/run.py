@@ -483,11 +483,20 @@ def main(argv=None) -> int:
         "--big-dump-mb", type=float, default=300.0, help="the big dump's size (default 300)"
     )
     ap.add_argument("--big-dump-only", action="store_true", help="only the big dump (section 9)")
+    ap.add_argument(
+        "--base-ref",
+        metavar="REF",
+        help="compare with the package at this git ref (a temporary worktree): each module's "
+        "convert / floor ratio of both, interleaved (compare_base.py), and nothing else",
+    )
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of each side with --base-ref")
     ap.add_argument("--worker", nargs=2, metavar=("WHAT", "FILE"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(args.worker[0], args.worker[1], args.runs, args.budget)))
         return 0
+    if args.base_ref:
+        return compare_with(args)
     if args.wrapper_only:
         print(f"shardy-convert bench -- {machine()}")
         print(f"load average at start {_loadavg()}")
@@ -547,6 +556,28 @@ def main(argv=None) -> int:
     print_wrapper_target(wrapper_ms)
     print_share_target(whole)
     print_big_dump_target(big)
+    return 0
+
+
+def compare_with(args) -> int:
+    """`--base-ref REF`: the module table's figures of REF and this tree, interleaved
+    (compare_base.py); exit 2 when REF cannot be checked out."""
+    import compare_base
+
+    print(f"shardy-convert bench -- {machine()}")
+    print(f"load average at start {_loadavg()}")
+    modules = args.only or MODULES
+    if not args.no_inputs:
+        make(args.torch_python, args.force_inputs, modules)
+    paths = {n: make_inputs.path_of(n) for n in modules if make_inputs.path_of(n).exists()}
+    real = {n: ROOT / "testdata" / "torch_xla" / n for n in REAL_DUMPS}
+    paths |= {n: p for n, p in real.items() if p.exists()}
+    try:
+        compare_base.compare_modules(args.base_ref, paths, args.runs, args.rounds, args.budget)
+    except compare_base.BaseRefError as e:
+        print(f"bench: {e}", file=sys.stderr)
+        return 2
+    print(f"  load average at the end {_loadavg()}")
     return 0
 
 
