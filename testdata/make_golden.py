@@ -18,10 +18,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from shardy_convert.commands.batch import Job  # noqa: E402
-from shardy_convert.converter import ConvertRequest  # noqa: E402
-from shardy_convert.formats import meshes  # noqa: E402
-from shardy_convert.passes.import_shardings import ImportShardingsPass  # noqa: E402
+from shardy_convert.commands.batch import Job
+from shardy_convert.converter import ConvertRequest
+from shardy_convert.formats import meshes
+from shardy_convert.passes.import_shardings import ImportShardingsPass
 
 SOURCES = ("torch_xla_dump", "torch_xla_mlir", "jax_gspmd")
 
