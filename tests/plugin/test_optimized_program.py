@@ -1,6 +1,7 @@
 """plugin/optimized_program.py: a compiled program's parameter and output shardings in the
-caller's partition ids. The program is a real one: HF Mixtral's MoE layer step of testdata/
-converted and compiled with Shardy on jaxlib's CPU client (its output sharding a tuple of 35)."""
+caller's partition ids. The program is a real one, as the wrapper gets it to relabel: HF
+Mixtral's MoE layer step of testdata/ converted and compiled with Shardy by the xla-cpu-pjrt
+plugin (its output sharding a tuple of 70), its optimized program as PJRT hands it out."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import random
 import pytest
 
 from shardy_convert import convert
-from shardy_convert.commands.check.compiled import compile_module
 from shardy_convert.plugin.optimized_program import relabel_program
 from shardy_convert.sharding import parse
 from shardy_convert.xla import compat
@@ -18,10 +18,15 @@ from tests.conftest import real_graph
 
 @pytest.fixture(scope="module")
 def program():
+    from tests import pjrt_plugin
+
     entry, graph = real_graph("torch_xla/hf_mixtral_moe.dump", 9)
     n = entry["num_devices"]
-    compiled = compile_module(convert(graph, num_devices=n), n, shardy=True)
-    return compiled.executable.hlo_modules()[0].as_serialized_hlo_module_proto()
+    client = pjrt_plugin.get_client(n)
+    portable = client.portable_artifact(convert(graph, num_devices=n))  # as a client sends it
+    compiled = client.compile(portable, n, shardy=True)
+    module = client._optimized_module(compiled.handle)
+    return module.as_serialized_hlo_module_proto()
 
 
 def _shardings(proto: bytes) -> list:
