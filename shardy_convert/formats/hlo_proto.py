@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from ..sharding import HloSharding, Kind, SubgroupType
 from . import protowire
@@ -39,7 +40,7 @@ _REDUCTIONS = {1: "max", 2: "min"}  # NamedShardingProto.reduction_op (0: sum)
 
 # (field number, wire type, value): protowire's fields without their raw bytes, which
 # re-encoding an edited message does not need.
-Field = tuple[int, int, "int | bytes"]
+Field = tuple[int, int, Any]  # a varint's value an int, any other bytes (protowire.Field)
 
 
 def fields(data: bytes) -> list[Field]:
@@ -212,12 +213,13 @@ def encode_sharding(s: HloSharding) -> bytes:
 
 
 def _tiles(s: HloSharding) -> list[Field]:
-    tiles = s.tiles
+    tiles = s.tile_assignment
     out: list[Field] = [(_TILE_DIMS, 2, _packed(tiles.dims))]
     if tiles.is_iota:
-        out += [(_IOTA_RESHAPE, 2, _packed(tiles.reshape)), (_IOTA_PERM, 2, _packed(tiles.perm))]
+        reshape, perm = tiles.iota
+        out += [(_IOTA_RESHAPE, 2, _packed(reshape)), (_IOTA_PERM, 2, _packed(perm))]
     else:
-        out.append((_TILE_DEVICES, 2, _packed(tiles.devices)))
+        out.append((_TILE_DEVICES, 2, _packed(tiles.device_list)))
     if s.subgroups == (SubgroupType.REPLICATED,):
         out.append((_REPLICATE_LAST, 0, 1))
     elif s.subgroups:

@@ -10,7 +10,7 @@ string, a sub-message, or a packed repeated field). Example: `08 96 01` is field
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 VARINT, FIXED64, LENGTH, FIXED32 = 0, 1, 2, 5
 
@@ -21,11 +21,13 @@ class WireError(ValueError):
 
 class Field(NamedTuple):
     """One field: a varint's value is an int, every other value its bytes; `raw` is the whole
-    field as it was on the wire (key and value), for rewriting a message byte for byte."""
+    field as it was on the wire (key and value), for rewriting a message byte for byte.
+    `value` is typed Any: its type follows `wire`, which the reader of a field number knows and
+    a type checker cannot."""
 
     number: int
     wire: int
-    value: int | bytes
+    value: Any
     raw: bytes
 
 

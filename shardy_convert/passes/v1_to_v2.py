@@ -53,7 +53,7 @@ def _keeps_a_list(sharding: HloSharding) -> bool:
     """Whether `sharding` (after `to_v2`) still holds a V1 device list."""
     if sharding.kind is Kind.TUPLE:
         return any(_keeps_a_list(e) for e in sharding.elements)
-    return sharding.kind is Kind.TILED and not sharding.tiles.is_iota
+    return sharding.kind is Kind.TILED and not sharding.tile_assignment.is_iota
 
 
 # What a count of V3 shardings do on their way to V2: (one of them, several).

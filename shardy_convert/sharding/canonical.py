@@ -34,10 +34,10 @@ def canonical(sharding: HloSharding) -> HloSharding:
     form = sharding._placement_iota()
     if form is not None:
         return HloSharding(
-            Kind.TILED, Tiles._trusted(sharding.tiles.dims, *form), sharding.subgroups
+            Kind.TILED, Tiles._trusted(sharding.tile_assignment.dims, *form), sharding.subgroups
         )
     grid = sharding._placement_array()
-    tiles = Tiles._trusted(sharding.tiles.dims, devices=grid.tolist(), array=grid)
+    tiles = Tiles._trusted(sharding.tile_assignment.dims, devices=grid.tolist(), array=grid)
     return HloSharding(Kind.TILED, tiles, sharding.subgroups)
 
 
@@ -70,5 +70,5 @@ def _device_list(sharding: HloSharding) -> HloSharding:
     grid = sharding._placement_array()
     if grid.size == 1:  # a one-device tiling has no device-list form: XLA refuses [1]0
         return sharding
-    tiles = Tiles._trusted(sharding.tiles.dims, devices=grid.tolist(), array=grid)
+    tiles = Tiles._trusted(sharding.tile_assignment.dims, devices=grid.tolist(), array=grid)
     return HloSharding(Kind.TILED, tiles, sharding.subgroups)

@@ -64,7 +64,7 @@ def local_mesh(tiles: Tiles) -> tuple[Factor, ...] | None:
     Returns None when the two sequences share no factorization (XLA aborts there:
     `[2,3]<=[2,3]T(1,0)` has D=[2,3] and S=[3,2]).
     """
-    reshape, perm = tiles.reshape, tiles.perm
+    reshape, perm = tiles.iota
     strides = [math.prod(reshape[r + 1 :]) for r in range(len(reshape))]
     sizes = [reshape[p] for p in perm]
     s_strides = [strides[p] for p in perm]
@@ -172,7 +172,7 @@ def find_device_order(tiled: Sequence[HloSharding], n: int) -> tuple[int, ...] |
         return None
     keys: list[np.ndarray] = []
     for s in tiled:
-        grid = s.tiles.array()
+        grid = s.tile_assignment.array()
         data_rank = len(s.data_dims)
         coords = np.indices(grid.shape).reshape(len(grid.shape), -1)[:data_rank]
         key = np.empty((data_rank, n), dtype=np.int64)
@@ -189,7 +189,7 @@ def find_device_order(tiled: Sequence[HloSharding], n: int) -> tuple[int, ...] |
 
 
 def _has_local_mesh(s: HloSharding) -> bool:
-    tiles = s.to_v2().tiles
+    tiles = s.to_v2().tile_assignment
     return tiles.is_iota and local_mesh(tiles) is not None
 
 
@@ -292,7 +292,7 @@ def _tensor_sharding(plan: MeshPlan, s: HloSharding, _named, rank: int, name: st
 
 @functools.lru_cache(maxsize=4096)
 def _refs_by_tile_dim(plan: MeshPlan, s: HloSharding) -> list[tuple[AxisRef, ...]]:
-    tiles = (s.relabel(plan.order) if plan.order else s).to_v2().tiles
+    tiles = (s.relabel(plan.order) if plan.order else s).to_v2().tile_assignment
     factors = local_mesh(tiles) if tiles.is_iota else None
     if factors is None:
         raise ShardingValueError(f'sharding "{s}" is not a view of the module\'s device mesh')
@@ -351,7 +351,7 @@ def plan_mesh(
     if hint:
         spans = spans_from_sizes(hint)
     else:
-        relabelled = [(s.relabel(order) if order else s).to_v2().tiles for s in tiled]
+        relabelled = [(s.relabel(order) if order else s).to_v2().tile_assignment for s in tiled]
         chain = breakpoints((local_mesh(t) for t in relabelled), n)
         spans = spans_from_breakpoints(chain)
     axes = tuple((span.name, span.size) for span in spans)

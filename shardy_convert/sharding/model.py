@@ -88,8 +88,15 @@ class HloSharding:
     @property
     def data_dims(self) -> tuple[int, ...]:
         """Tile dims without the trailing subgroup dims: the tensor's rank."""
-        dims = self.tiles.dims
+        dims = self.tile_assignment.dims
         return dims[: len(dims) - len(self.subgroups)]
+
+    @property
+    def tile_assignment(self) -> Tiles:
+        """`tiles` of a TILED sharding, the one kind that has them."""
+        if self.tiles is None:
+            raise ShardingValueError(f"a {self.kind.value} sharding has no tiles")
+        return self.tiles
 
     @property
     def num_devices(self) -> int | None:
@@ -103,7 +110,7 @@ class HloSharding:
             return True
         if self.kind is not Kind.TILED:
             return False
-        return self.tiles.num_devices == 1 or collapsed_kind(self) is Kind.REPLICATED
+        return self.tile_assignment.num_devices == 1 or collapsed_kind(self) is Kind.REPLICATED
 
     def leaves(self) -> list[HloSharding]:
         return list(self.elements) if self.kind is Kind.TUPLE else [self]
@@ -132,14 +139,16 @@ class HloSharding:
             elements = tuple(e.to_v2() for e in self.elements)
             changed = any(a is not b for a, b in zip(elements, self.elements))
             return replace(self, elements=elements) if changed else self
-        if self.kind is not Kind.TILED or self.tiles.is_iota:
+        if self.kind is not Kind.TILED or self.tile_assignment.is_iota:
             return self
         form = iota_form(self._placement_array())
         if form is None and self.subgroups[-1:] == (SubgroupType.REPLICATED,):
-            form = grouped_iota_form(self.tiles.array().reshape(-1, self.tiles.dims[-1]))
+            form = grouped_iota_form(
+                self.tile_assignment.array().reshape(-1, self.tile_assignment.dims[-1])
+            )
         if form is None:
             return self
-        return replace(self, tiles=Tiles._trusted(self.tiles.dims, *form))
+        return replace(self, tiles=Tiles._trusted(self.tile_assignment.dims, *form))
 
     def relabel(self, order) -> HloSharding:
         """The sharding over mesh positions, where `order[i]` is the device id at position i.
@@ -152,9 +161,9 @@ class HloSharding:
             return replace(self, elements=tuple(e.relabel(order) for e in self.elements))
         if self.kind is not Kind.TILED:
             return self.to_v2()
-        position = _inverse_order(order, self.tiles.num_devices)
-        grid = position[self.tiles.array()]
-        tiles = Tiles._trusted(self.tiles.dims, devices=grid.ravel().tolist(), array=grid)
+        position = _inverse_order(order, self.tile_assignment.num_devices)
+        grid = position[self.tile_assignment.array()]
+        tiles = Tiles._trusted(self.tile_assignment.dims, devices=grid.ravel().tolist(), array=grid)
         return replace(self.to_v2(), tiles=tiles).to_v2()
 
     # --- semantic equality --------------------------------------------------------------------
@@ -164,7 +173,7 @@ class HloSharding:
 
         `[2,2]3,1,2,0 last_tile_dim_replicate` has groups (3,1) and (2,0): `1,3,0,2`.
         """
-        grid = self.tiles.array()
+        grid = self.tile_assignment.array()
         if self.subgroups[-1:] != (SubgroupType.REPLICATED,):
             return grid.ravel()
         return np.sort(grid.reshape(-1, grid.shape[-1]), axis=1).ravel()
@@ -195,10 +204,9 @@ class HloSharding:
             return (self.kind,)
         if collapsed_kind(self) is not None:
             return (collapsed_kind(self),)
-        form = self._placement_iota()
-        if form is None:
-            form = self._placement_array().astype(np.int32).tobytes()
-        return (Kind.TILED, self.tiles.dims, self.subgroups, form)
+        iota = self._placement_iota()
+        form = self._placement_array().astype(np.int32).tobytes() if iota is None else iota
+        return (Kind.TILED, self.tile_assignment.dims, self.subgroups, form)
 
     def _placement_iota(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
         """The canonical `(reshape, perm)` of `_placement_array()`, or None if it has none.
@@ -206,8 +214,8 @@ class HloSharding:
         A V2 grid whose replication groups are already ascending is its own answer, so big V2
         shardings hash without being materialized.
         """
-        if self.tiles.is_iota and _groups_ascending(self.tiles, self.subgroups):
-            return self.tiles.reshape, self.tiles.perm
+        if self.tile_assignment.is_iota and _groups_ascending(self.tile_assignment, self.subgroups):
+            return self.tile_assignment.iota
         return iota_form(self._placement_array())
 
     def __eq__(self, other: object) -> bool:
@@ -256,7 +264,7 @@ def collapsed_kind(s: HloSharding) -> Kind | None:
     """
     if s.kind is not Kind.TILED:
         return None
-    return collapsed_subgroups(s.tiles.dims, s.subgroups)
+    return collapsed_subgroups(s.tile_assignment.dims, s.subgroups)
 
 
 def collapsed_subgroups(dims: tuple[int, ...], types: tuple[SubgroupType, ...]) -> Kind | None:
@@ -277,7 +285,7 @@ def _check_fields(s: HloSharding) -> None:
         )
     if (s.kind is Kind.MAXIMAL) != (s.device is not None):
         raise ShardingValueError("only a maximal sharding has a device, and it must")
-    if s.subgroups and (not tiled or len(s.subgroups) > len(s.tiles.dims)):
+    if s.subgroups and (not tiled or len(s.subgroups) > len(s.tile_assignment.dims)):
         raise ShardingValueError("subgroup types need as many trailing tile dims")
     if s.elements and s.kind is not Kind.TUPLE:
         raise ShardingValueError("only a tuple sharding has elements")
@@ -297,15 +305,19 @@ def _groups_ascending(tiles: Tiles, subgroups: tuple[SubgroupType, ...]) -> bool
     """
     if subgroups[-1:] != (SubgroupType.REPLICATED,):
         return True
-    regrouped = group_minor_sorted(tiles.reshape, tiles.perm, tiles.dims[-1])
-    return regrouped is not None and canonical_iota(*regrouped) == (tiles.reshape, tiles.perm)
+    regrouped = group_minor_sorted(*tiles.iota, tiles.dims[-1])
+    return regrouped is not None and canonical_iota(*regrouped) == tiles.iota
 
 
 def _same_v2(a: HloSharding, b: HloSharding) -> bool:
     """Structurally identical V2 tilings: equal without materializing anything."""
     if a.kind is not Kind.TILED or b.kind is not Kind.TILED:
         return False
-    return a.tiles.is_iota and a.tiles == b.tiles and a.subgroups == b.subgroups
+    return (
+        a.tile_assignment.is_iota
+        and a.tile_assignment == b.tile_assignment
+        and a.subgroups == b.subgroups
+    )
 
 
 def _inverse_order(order, n: int) -> np.ndarray:

@@ -36,7 +36,7 @@ def holders(s: HloSharding) -> np.ndarray:
     """The devices holding each tile of a tiled sharding: an int array of shape (data dims...,
     group size), each group sorted. `{devices=[2,1,2]0,2,1,3 last_tile_dim_replicate}` is
     [[[0, 2]], [[1, 3]]]: tile [0,0] on devices 0 and 2, tile [1,0] on 1 and 3."""
-    grid = s.tiles.array()
+    grid = s.tile_assignment.array()
     data = s.data_dims
     return np.sort(grid.reshape(*data, -1), axis=-1)
 
@@ -49,7 +49,9 @@ def moved_tiles(a: HloSharding, b: HloSharding) -> list[MovedTile] | None:
         return None
     if a.num_devices != b.num_devices or a.num_devices > MAX_MATERIALIZED:
         return None
-    if a.tiles.dims != b.tiles.dims:  # one more subgroup dim: groups of another size
+    if (
+        a.tile_assignment.dims != b.tile_assignment.dims
+    ):  # one more subgroup dim: groups of another size
         return None
     ha, hb = holders(a), holders(b)
     differ = np.any(ha != hb, axis=-1)

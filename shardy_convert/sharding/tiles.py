@@ -80,6 +80,20 @@ class Tiles:
         return self.devices is None
 
     @property
+    def iota(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """`(reshape, perm)` of a V2 grid (`is_iota`)."""
+        if self.reshape is None or self.perm is None:
+            raise ShardingValueError(f"tile assignment {self} is a device list, not an iota")
+        return self.reshape, self.perm
+
+    @property
+    def device_list(self) -> tuple[int, ...]:
+        """`devices` of a V1 grid (not `is_iota`)."""
+        if self.devices is None:
+            raise ShardingValueError(f"tile assignment {self} is an iota, not a device list")
+        return self.devices
+
+    @property
     def num_devices(self) -> int:
         return math.prod(self.dims)
 
@@ -93,7 +107,7 @@ class Tiles:
                     f"has {self.num_devices} devices, more than {MAX_MATERIALIZED}"
                 )
             if self.is_iota:
-                cached = iota_array(self.dims, self.reshape, self.perm)
+                cached = iota_array(self.dims, *self.iota)
             else:
                 cached = np.asarray(self.devices, dtype=np.int64).reshape(self.dims)
             cached.flags.writeable = False
@@ -116,10 +130,11 @@ class Tiles:
     def __str__(self) -> str:
         head = "[" + ",".join(map(str, self.dims)) + "]"
         if not self.is_iota:
-            return head + ",".join(map(str, self.devices))
-        body = "<=[" + ",".join(map(str, self.reshape)) + "]"
-        if len(self.reshape) > 1:
-            body += "T(" + ",".join(map(str, self.perm)) + ")"
+            return head + ",".join(map(str, self.device_list))
+        reshape, perm = self.iota
+        body = "<=[" + ",".join(map(str, reshape)) + "]"
+        if len(reshape) > 1:
+            body += "T(" + ",".join(map(str, perm)) + ")"
         return head + body
 
 

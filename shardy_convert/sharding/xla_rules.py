@@ -70,7 +70,7 @@ def _dims_by_type(dims, types, data_rank) -> tuple[dict[SubgroupType, list[int]]
 def transpose(tiles: Tiles, perm: list[int], new_dims: tuple[int, ...]) -> Tiles:
     """Tile dims transposed by `perm` then reshaped to `new_dims`; stays V2 where XLA does."""
     if tiles.is_iota:
-        moved = transpose_iota(tiles.dims, tiles.reshape, tiles.perm, perm)
+        moved = transpose_iota(tiles.dims, *tiles.iota, perm)
         if moved is not None:
             return Tiles._trusted(new_dims, moved[1], moved[2])
     grid = np.ascontiguousarray(tiles.array().transpose(perm)).reshape(new_dims)
@@ -104,11 +104,12 @@ def partial_tile(tiles: Tiles) -> HloSharding:
         return HloSharding._make(Kind.TILED, tiles.reshaped(dims[:-1]))
     replicated = (SubgroupType.REPLICATED,)
     if tiles.is_iota:
-        if tiles.reshape[tiles.perm[-1]] == group:
+        reshape, perm = tiles.iota
+        if reshape[perm[-1]] == group:
             return HloSharding._make(Kind.TILED, tiles, replicated)
-        regrouped = group_minor_sorted(tiles.reshape, tiles.perm, group)
+        regrouped = group_minor_sorted(reshape, perm, group)
         if regrouped is not None:
-            return HloSharding._make(Kind.TILED, Tiles(dims, *regrouped), replicated)
+            return HloSharding._make(Kind.TILED, Tiles(dims, *map(tuple, regrouped)), replicated)
     return HloSharding._make(Kind.TILED, _sort_groups(tiles, group), replicated)
 
 

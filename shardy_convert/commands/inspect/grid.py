@@ -135,7 +135,7 @@ def _legend_tiled(s: HloSharding) -> str:
     else:
         text = ("one tile", "dim 0 across", "dim 0 down, dim 1 across")[rank]
         text += "; each cell lists the devices that hold that tile"
-    kinds = {t for t, n in zip(s.subgroups, s.tiles.dims[len(s.data_dims) :]) if n > 1}
+    kinds = {t for t, n in zip(s.subgroups, s.tile_assignment.dims[len(s.data_dims) :]) if n > 1}
     if SubgroupType.REPLICATED in kinds:
         text += " (a replication group)"
     if SubgroupType.MANUAL in kinds:

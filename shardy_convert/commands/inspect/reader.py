@@ -95,6 +95,6 @@ def type_info(value_type) -> tuple[tuple[int | None, ...] | None, str | None, st
 def v2_text(leaf: HloSharding) -> str | None:
     """The V2 text, or None when a V1 list has no iota form (a custom device order)."""
     v2 = leaf.to_v2()
-    if v2.kind is Kind.TILED and not v2.tiles.is_iota:
+    if v2.kind is Kind.TILED and not v2.tile_assignment.is_iota:
         return None
     return str(v2)

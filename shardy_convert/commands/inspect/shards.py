@@ -37,7 +37,7 @@ def _tiled_shard(s: HloSharding, shape) -> Shard | None:
         return None
     per = tuple(-(-n // d) for n, d in zip(shape, data))
     uneven = any(n % d for n, d in zip(shape, data))
-    groups = s.tiles.dims[len(data) :]
+    groups = s.tile_assignment.dims[len(data) :]
     group = math.prod(groups)
     text = f"{dims_text(per)} per device"
     for kind, size in zip(s.subgroups, groups):
@@ -63,5 +63,5 @@ def dims_text(shape) -> str:
 
 def tile_devices(s: HloSharding) -> np.ndarray:
     """Shape data_dims + (devices per tile,): the sorted device ids holding each tile."""
-    grid = s.tiles.array()
+    grid = s.tile_assignment.array()
     return np.sort(grid.reshape(*s.data_dims, -1), axis=-1)
