@@ -41,7 +41,7 @@ class Located:
         file: str | None = None,
         graph: int | None = None,
     ):
-        super().__init__(message)
+        super().__init__(message)  # type: ignore[call-arg]  # a mixin: Exception is next
         self.message = message
         self.location = location
         self.file = file
@@ -93,6 +93,10 @@ class ShardingValueError(ShardyConvertError):
     Examples: a device list whose length is not the product of the tile dims, duplicate ids,
     a `T(...)` that is not a permutation, absurd sizes.
     """
+
+    # Set on those the sharding lexer raises (the string, the 1-based column).
+    text: str
+    column: int
 
 
 class ModuleError(ShardyConvertError):

@@ -29,8 +29,9 @@ def canonical(sharding: HloSharding) -> HloSharding:
         return HloSharding(Kind.REPLICATED)
     if sharding.kind is not Kind.TILED:
         return HloSharding(sharding.kind, device=sharding.device)
-    if collapsed_kind(sharding) is not None:
-        return HloSharding(collapsed_kind(sharding))
+    collapsed = collapsed_kind(sharding)
+    if collapsed is not None:
+        return HloSharding(collapsed)
     form = sharding._placement_iota()
     if form is not None:
         return HloSharding(

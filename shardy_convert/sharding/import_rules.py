@@ -161,7 +161,7 @@ def _ranks(p: Placed, leaves: list[HloSharding]) -> Iterator[Finding]:
 def tiled_count(sharding: HloSharding) -> int | None:
     """The device count a sharding states: that of its tiled, non-replicated leaves."""
     counts = {
-        leaf.num_devices
+        leaf.tile_assignment.num_devices
         for leaf in sharding.leaves()
         if leaf.kind is Kind.TILED and not leaf.is_replicated
     }
@@ -178,7 +178,7 @@ def device_counts(facts: ModuleFacts) -> Iterator[Finding]:
             n = tiled_count(leaf)
             if n is None:
                 continue
-            if count is None and first is None:
+            if first is None:
                 first = (p, n)
             expected = count if count is not None else first[1]
             if n != expected:
@@ -202,7 +202,7 @@ def device_counts(facts: ModuleFacts) -> Iterator[Finding]:
 def _maximal_devices(facts: ModuleFacts, count: int) -> Iterator[Finding]:
     for p in facts.placed:
         for leaf in p.sharding.leaves():
-            if leaf.kind is Kind.MAXIMAL and leaf.device >= count:
+            if leaf.kind is Kind.MAXIMAL and leaf.device is not None and leaf.device >= count:
                 yield Finding(
                     "error",
                     "device-out-of-range",

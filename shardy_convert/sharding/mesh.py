@@ -148,6 +148,9 @@ def merge_refs(refs: Sequence[AxisRef], sizes: dict[str, int]) -> tuple[AxisRef,
         if last is None or last.name != ref.name or last.pre is None or ref.pre is None:
             out.append(ref)
             continue
+        # sub-axes: pre and size are both set
+        assert last.size is not None
+        assert ref.size is not None
         if ref.pre != last.pre * last.size:
             out.append(ref)
             continue
@@ -232,7 +235,7 @@ class MeshPlan:
     def _placed(self, s: HloSharding, rank: int, name: str) -> TensorSharding:
         """`s` on this mesh by its placement alone (V1/V2, or V3 on another mesh)."""
         if s.kind is Kind.MAXIMAL:
-            return TensorSharding(maximal_mesh_name(s.device))
+            return TensorSharding(maximal_mesh_name(s.device))  # type: ignore[arg-type]  # MAXIMAL: set
         if s.kind is Kind.UNKNOWN:
             return TensorSharding(name, (DimSharding(is_closed=False),) * rank)
         if s.kind is Kind.UNREDUCED:
@@ -341,7 +344,9 @@ def plan_mesh(
     """
     leaves = {leaf for s in shardings for leaf in s.leaves()}
     tiled = sorted((s for s in leaves if s.kind is Kind.TILED and not s.is_replicated), key=str)
-    maximal = tuple(sorted({s.device for s in leaves if s.kind is Kind.MAXIMAL}))
+    maximal = tuple(
+        sorted({s.device for s in leaves if s.kind is Kind.MAXIMAL and s.device is not None})
+    )
     counted = _device_count(tiled, num_devices, hint)
     n = counted or 1
     if order is not None:
@@ -352,7 +357,8 @@ def plan_mesh(
         spans = spans_from_sizes(hint)
     else:
         relabelled = [(s.relabel(order) if order else s).to_v2().tile_assignment for s in tiled]
-        chain = breakpoints((local_mesh(t) for t in relabelled), n)
+        # find_device_order made every one a view: each has a local mesh
+        chain = breakpoints((local_mesh(t) for t in relabelled), n)  # type: ignore[misc]
         spans = spans_from_breakpoints(chain)
     axes = tuple((span.name, span.size) for span in spans)
     mesh = Mesh(axes, order if order and order != tuple(range(n)) else None)
@@ -377,7 +383,7 @@ def _checked_order(order: Sequence[int], n: int) -> tuple[int, ...] | None:
 def _device_count(
     tiled: Sequence[HloSharding], num_devices: int | None, hint: Sequence[tuple[str, int]] | None
 ) -> int | None:
-    counts = sorted({s.num_devices for s in tiled})
+    counts = sorted({s.tile_assignment.num_devices for s in tiled})
     if len(counts) > 1:
         examples = ", ".join(
             f'"{next(s for s in tiled if s.num_devices == c)}" ({plural(c, "device")})'

@@ -117,6 +117,7 @@ class NamedSharding:
     def all_unreduced(self) -> tuple[AxisRef, ...]:
         """The unreduced axes, those of `{mesh[...], unreduced}` included."""
         if self.keyword == "unreduced":
+            assert self.mesh is not None  # `{mesh[...], unreduced}` has its mesh
             return tuple(AxisRef(name) for name, _ in self.mesh.axes)
         return self.unreduced
 
@@ -153,7 +154,7 @@ def check_axis(ref: AxisRef, mesh: NamedMesh) -> str | None:
     if ref.name not in sizes:
         names = ", ".join(quote(a) for a, _ in mesh.axes) or "none"
         return f"axis {quote(ref.name)} is not an axis of the mesh (its axes: {names})"
-    if ref.pre is None:
+    if ref.pre is None or ref.size is None:  # a whole axis (both are set, or neither)
         return None
     n = sizes[ref.name]
     if ref.pre < 1 or ref.size < 2 or ref.size >= n or n % (ref.pre * ref.size):
@@ -166,7 +167,7 @@ def check_axis(ref: AxisRef, mesh: NamedMesh) -> str | None:
 
 def span(ref: AxisRef, sizes: dict[str, int]) -> tuple[int, int]:
     """The part of its axis `ref` covers as [pre, pre * size): the whole axis is [1, n)."""
-    if ref.pre is None:
+    if ref.pre is None or ref.size is None:  # a whole axis (both are set, or neither)
         return 1, sizes[ref.name]
     return ref.pre, ref.pre * ref.size
 
@@ -184,7 +185,13 @@ def overlap(a: AxisRef, b: AxisRef, sizes: dict[str, int]) -> bool:
 
 def mergeable(a: AxisRef, b: AxisRef) -> bool:
     """`'x':(1)2, 'x':(2)2` in a row: XLA wants them written as one (sub-)axis."""
-    return a.name == b.name and a.pre is not None and b.pre is not None and a.pre * a.size == b.pre
+    return (
+        a.name == b.name
+        and a.pre is not None
+        and a.size is not None
+        and b.pre is not None
+        and a.pre * a.size == b.pre
+    )
 
 
 def mesh_order(ref: AxisRef, mesh: NamedMesh) -> tuple[int, int]:
@@ -226,6 +233,8 @@ def placement(named: NamedSharding) -> HloSharding:
 def _pieces(named: NamedSharding) -> list[tuple[str, int, int]]:
     """(axis, pre, size) of every piece, in mesh order: each axis cut at the boundaries of all
     references to it. Axis 'x'=8 referenced as 'x':(1)2 and 'x':(4)2: pieces (1)2, (2)2, (4)2."""
+    assert named.mesh is not None  # a sharding on a mesh
+    assert named.dims is not None
     sizes = named.mesh.sizes
     cuts: dict[str, set[int]] = {name: {1, n} for name, n in named.mesh.axes}
     every = [r for d in named.dims for r in d.axes]

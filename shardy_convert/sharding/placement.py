@@ -47,7 +47,8 @@ def moved_tiles(a: HloSharding, b: HloSharding) -> list[MovedTile] | None:
     they differ), or too big to list device by device."""
     if not (_tiled(a) and _tiled(b)) or a.data_dims != b.data_dims:
         return None
-    if a.num_devices != b.num_devices or a.num_devices > MAX_MATERIALIZED:
+    n = a.tile_assignment.num_devices
+    if n != b.tile_assignment.num_devices or n > MAX_MATERIALIZED:
         return None
     if (
         a.tile_assignment.dims != b.tile_assignment.dims

@@ -58,10 +58,10 @@ def _fast_v1(dims, n: int, text: str) -> Tiles | None:
         if n < 2 or len(ids) != n or sorted(ids) != list(range(n)):
             return None
         return Tiles._trusted(dims, devices=ids)
-    ids = _id_array(text)
-    if ids is None or ids.size != n or not is_permutation(ids):
+    array = _id_array(text)
+    if array is None or array.size != n or not is_permutation(array):
         return None
-    return Tiles._trusted(dims, devices=ids.tolist(), array=ids)
+    return Tiles._trusted(dims, devices=array.tolist(), array=array)
 
 
 def _id_array(text: str) -> np.ndarray | None:
