@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import Literal
 
 import click
 
@@ -49,7 +50,7 @@ class Bar:
         self._draw()
         return self
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc) -> Literal[False]:
         global _shown
         _shown = None
         if self.shown:
@@ -113,7 +114,7 @@ class _NoBar:
     def __enter__(self) -> _NoBar:
         return self
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc) -> Literal[False]:
         return False
 
     def update(self, n: int) -> None:

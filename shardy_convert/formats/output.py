@@ -24,7 +24,7 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from ..errors import ShardyConvertError
 
@@ -68,7 +68,7 @@ class AtomicFile:
     def __init__(self, path: str | os.PathLike, tmp: Path | None = None):
         self.path = Path(path)
         try:
-            self.st = os.stat(self.path)
+            self.st: os.stat_result | None = os.stat(self.path)
         except FileNotFoundError:
             self.st = None
         if self.st is not None and not os.access(self.path, os.W_OK):
@@ -137,7 +137,8 @@ class Output:
         self.tmp = tmp
         self.stdout = stdout
         self.name = "<stdout>" if target is None else str(target)
-        self.sink = None
+        # An AtomicFile, or the temporary file a pipe's or a special file's result waits in
+        self.sink: Any = None
         self.error: ShardyConvertError | None = None
 
     def write(self, piece: str | bytes) -> None:

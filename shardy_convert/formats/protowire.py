@@ -46,7 +46,9 @@ def varint(data: bytes, pos: int) -> tuple[int, int]:
 def fields(data: bytes) -> list[Field]:
     """Every field of a message, in order. WireError, naming the byte, for anything
     malformed (field number 0, wire types 3 and 4 (groups), a field past the end)."""
-    out, pos = [], 0
+    out: list[Field] = []
+    pos = 0
+    value: int | bytes
     while pos < len(data):
         start = pos
         key, pos = varint(data, pos)

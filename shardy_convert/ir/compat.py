@@ -141,7 +141,8 @@ def forget_dead_operations(ctx: ir.Context) -> None:
     the context, every mapped op is dead: forget them all. Newer bindings keep no such map.
     """
     clear = getattr(ctx, "_clear_live_operations", None)
-    if clear is None or ctx._get_live_operation_count() == 0:
+    # the same bindings as _clear_live_operations (0.7.1), absent from the newer stubs
+    if clear is None or ctx._get_live_operation_count() == 0:  # type: ignore[attr-defined]
         return
     if ctx._get_live_module_count():
         gc.collect()  # a module only a reference cycle keeps alive is dead too

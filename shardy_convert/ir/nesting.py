@@ -41,7 +41,7 @@ def check_nesting(text: bytes) -> None:
     inside = _in_strings_or_comments(text, chars, pos, here, comments)
     counted = (delta != 0) & ~_is_operator(chars, pos, here) & ~inside
     pos, delta = pos[counted], delta[counted]
-    level = np.cumsum(delta, dtype=_index_type(text))
+    level: np.ndarray = np.cumsum(delta, dtype=_index_type(text))
     floor = np.minimum.accumulate(np.minimum(level, 0))
     deep = np.flatnonzero(level - floor > MAX_NESTING)
     if deep.size == 0:

@@ -108,7 +108,7 @@ def x64() -> Iterator[None]:
     if hasattr(jax, "enable_x64"):  # 0.10.2: a config state, a context manager when called
         scope = jax.enable_x64(True)
     else:  # 0.7.1
-        from jax.experimental import enable_x64
+        from jax.experimental import enable_x64  # type: ignore[attr-defined]  # gone after 0.7.1
 
         scope = enable_x64()
     with scope:
