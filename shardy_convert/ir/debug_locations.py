@@ -88,7 +88,7 @@ def _location(text: str) -> str:
     if text.startswith("#loc"):
         return text
     if text.startswith('"'):
-        end = re.match(_STRING, text).end()
+        end = re.match(_STRING, text).end()  # type: ignore[union-attr]  # _STRING matches '"'
         name, rest = text[:end], text[end:]
         return name if not rest else f"{name}({_location(rest[1:-1])})"
     if text.startswith("[") and text.endswith("]"):

@@ -34,6 +34,7 @@ def has_stated(attrs) -> bool:
 def stated_at(owner: ir.Operation, kind: str, index: int) -> str | None:
     """The `xla.sdy.sharding` text beside a sharding site (`kind` "arg", "result" or "op" of
     `owner`, as the walker's Site says), left where it is; None when there is none."""
+    attrs: ir.OpAttributeMap | ir.DictAttr
     if kind == "op":
         attrs = owner.attributes
     else:

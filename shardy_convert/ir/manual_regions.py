@@ -37,7 +37,7 @@ def check_region(region: Region) -> None:
         )
 
 
-def top_level(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
+def top_level(op: ir.Operation | ir.OpView, block: ir.Block) -> ir.Operation | None:
     """The ancestor of `op` that sits directly in `block` (op itself if it does)."""
     op = op.operation
     while op.block != block:

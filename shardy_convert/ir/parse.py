@@ -128,7 +128,7 @@ def print_module(module: ir.Module, emit: str = "text", locations: bool = False)
         buf = io.BytesIO()
         module.operation.write_bytecode(buf)
         return buf.getvalue()
-    return module.operation.get_asm(enable_debug_info=locations)
+    return str(module.operation.get_asm(enable_debug_info=locations))
 
 
 def has_locations(data: str | bytes) -> bool:

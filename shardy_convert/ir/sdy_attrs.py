@@ -115,11 +115,13 @@ def manual_axes_from_attr(attr: ir.Attribute) -> tuple[str, ...]:
 
 def read_meshes(module: ir.Operation) -> dict[str, Mesh]:
     """Every `sdy.mesh` op of the module, by symbol name, in module order."""
-    meshes = {}
-    for op in body(module).operations:
-        op = op.operation
+    meshes: dict[str, Mesh] = {}
+    for child in body(module).operations:
+        op = child.operation
         if op.name == MESH_OP:
-            meshes[string_value(op.attributes["sym_name"])] = mesh_from_attr(op.attributes["mesh"])
+            name = string_value(op.attributes["sym_name"])
+            assert name is not None  # sdy.mesh's verifier holds sym_name a StringAttr
+            meshes[name] = mesh_from_attr(op.attributes["mesh"])
     return meshes
 
 

@@ -39,11 +39,11 @@ class Site:
     text: str
     attr: str = SHARDING
     value_type: ir.Type | None = None  # args and results: read once per func, not per site
-    _types: list[ir.Type] | None = field(default=None, repr=False, compare=False)
+    _types: list[ir.Type | None] | None = field(default=None, repr=False, compare=False)
 
     @property
     def func_name(self) -> str | None:
-        op = self.owner
+        op: ir.Operation | None = self.owner
         while op is not None and op.name != "func.func":
             op = op.parent
         return None if op is None else func_name(op)
@@ -73,7 +73,7 @@ class Site:
         return call_target(self.owner) if self.kind == "op" else None
 
     @cached_property
-    def key(self) -> tuple[str, tuple[ir.Type, ...]]:
+    def key(self) -> tuple[str, tuple[ir.Type | None, ...]]:
         """(sharding text, value types): what an import of this site depends on."""
         return self.text, tuple(self.value_types())
 
@@ -89,7 +89,7 @@ class Site:
         types = tuple(value_type(t) for t in self.value_types())
         return Placed(self.kind, self.text, sharding, types, where=lambda: self.location)
 
-    def value_types(self) -> list[ir.Type]:
+    def value_types(self) -> list[ir.Type | None]:
         """Types of the values this sharding describes (one per tuple element for ops), read
         from the IR once."""
         if self._types is None:
@@ -232,8 +232,8 @@ class OpIndex:
         index = cls({}, {})
         # [sharded ops, custom calls] still to find; None: walk everything.
         left = None if mentions is None else _left_to_find(module, mentions)
-        for top in body(module).operations:
-            top = top.operation
+        for child in body(module).operations:
+            top = child.operation
             in_func = top.name == "func.func"
             sharded = [] if left == [0, 0] else _find(top, in_func, index.custom_calls, left)
             if in_func:
