@@ -6,7 +6,7 @@ import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import (
     ShardyConvertError,
@@ -290,7 +290,10 @@ def _mesh_options(mesh, device_ids, meshes) -> dict:
     if mesh is not None and not isinstance(mesh, (str, list, tuple)):
         user = mesh_file.as_user_mesh(mesh)
         return {"mesh": user.axes, "mesh_device_ids": user.ids}
-    options = {"mesh": parse_mesh(mesh), "mesh_device_ids": parse_device_ids(device_ids)}
+    options: dict[str, Any] = {
+        "mesh": parse_mesh(mesh),
+        "mesh_device_ids": parse_device_ids(device_ids),
+    }
     if isinstance(meshes, (str, os.PathLike)):
         options["meshes"] = mesh_file.read(meshes)
     elif meshes is not None:

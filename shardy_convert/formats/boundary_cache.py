@@ -107,7 +107,8 @@ def _compile(data: bytes, n: int, proto: bytes | None, flags: tuple) -> Boundary
     strings = [
         tuple(str(s) for s in found or ()) for found in (compiled.parameters, compiled.outputs)
     ]
-    return Boundary(*strings, seconds=compiled.seconds)
+    parameters, outputs = strings
+    return Boundary(parameters, outputs, seconds=compiled.seconds)
 
 
 def _remembered(digest: bytes, cache_dir) -> Boundary | None:

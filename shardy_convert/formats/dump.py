@@ -72,7 +72,10 @@ def split(text: str) -> tuple[list[str], list[Graph]]:
     between: list[str] = []
     graphs: list[Graph] = []
     for piece in pieces(Window([text])):
-        (graphs if isinstance(piece, Graph) else between).append(piece)
+        if isinstance(piece, Graph):
+            graphs.append(piece)
+        else:
+            between.append(piece)
     return between, graphs
 
 
@@ -169,7 +172,7 @@ class Input:
         """The input with each graph's module replaced by `bodies` (in graph order)."""
         if self.between is None:
             return bodies[0]
-        new = [same_ending(as_str(b), g.text) for b, g in zip(bodies, self.graphs)]
+        new = [same_ending(as_str(b), as_str(g.text)) for b, g in zip(bodies, self.graphs)]
         return join(self.between, new)
 
 
@@ -218,18 +221,16 @@ def run_graph(graph: Graph, fn: Callable[[Graph], T], file: str | None) -> T | S
     dump); its ShardyConvertWarnings are located the same way and passed on."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ShardyConvertWarning)
+        result: T | ShardyConvertError
         try:
             result = fn(graph)
         except ShardyConvertError as e:
             result = graph.locate(e, file)
     for w in caught:  # located like the errors, then passed on
-        message = graph.locate(w.message, file) if _ours(w) else w.message
+        ours = w.message
+        message = graph.locate(ours, file) if isinstance(ours, ShardyConvertWarning) else ours
         warnings.warn(message, stacklevel=3)
     return result
-
-
-def _ours(w: warnings.WarningMessage) -> bool:
-    return isinstance(w.message, ShardyConvertWarning)
 
 
 def transform(
@@ -246,7 +247,7 @@ def transform(
     if errors:
         return None, errors
     try:
-        return source.join(results), []
+        return source.join([r for r in results if not isinstance(r, ShardyConvertError)]), []
     except ShardyConvertError as e:
         return None, [e.located(file=file)]
 
@@ -259,14 +260,14 @@ def device_count(text: str) -> int | None:
 
 def device_counts(text: str) -> set[int]:
     """The device counts of the tiled shardings of a text."""
-    counts = set()
+    counts: set[int] = set()
     for m in _SHARDING_ATTR.finditer(text):
         try:
             sharding = parse(m.group(1))
         except ShardyConvertError:
             continue  # reported, located, when its graph is converted
         counts.update(
-            leaf.num_devices
+            leaf.tile_assignment.num_devices
             for leaf in sharding.leaves()
             if leaf.kind is Kind.TILED and not leaf.is_replicated
         )

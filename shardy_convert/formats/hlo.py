@@ -176,15 +176,15 @@ def _mark_donors(module: ir.Module, donors: list[int]) -> None:
     )  # fmt: skip
     if main is None:
         return
-    main = main.operation
-    count = len(main.regions[0].blocks[0].arguments)
+    main_op = main.operation
+    count = len(main_op.regions[0].blocks[0].arguments)
     old = (
-        [ir.DictAttr(d) for d in ir.ArrayAttr(main.attributes["arg_attrs"])]
-        if "arg_attrs" in main.attributes
+        [ir.DictAttr(d) for d in ir.ArrayAttr(main_op.attributes["arg_attrs"])]
+        if "arg_attrs" in main_op.attributes
         else [ir.DictAttr.get({}) for _ in range(count)]
     )
     true = ir.BoolAttr.get(True)
-    main.attributes["arg_attrs"] = ir.ArrayAttr.get(
+    main_op.attributes["arg_attrs"] = ir.ArrayAttr.get(
         [
             ir.DictAttr.get(
                 {d[i].name: d[i].attr for i in range(len(d))}
@@ -219,7 +219,7 @@ def _without_debug_info(text: str) -> str:
 def _locate(module_text: str, hlo_text: str) -> str:
     """MLIR text with each `loc("INSTRUCTION")` replaced by that instruction's line:column in
     `hlo_text` (`loc("-":L:C)`, which errors print as `L:C`)."""
-    where = {}
+    where: dict[str, str] = {}
     for m in _INSTRUCTION.finditer(hlo_text):
         line = hlo_text.count("\n", 0, m.start()) + 1
         column = m.start(1) - (hlo_text.rfind("\n", 0, m.start(1)) + 1) + 1

@@ -15,7 +15,7 @@ import re
 import signal
 import subprocess
 import sys
-from typing import NoReturn
+from typing import Literal, NoReturn, cast, overload
 
 from ..errors import ModuleError, ShardyConvertError
 from ..ir import compat
@@ -38,7 +38,7 @@ FORMS = ("text", "bytecode", "portable")
 _PORTABLE_PRODUCER = "StableHLO_v"
 
 
-def producer(data: bytes) -> str | None:
+def producer(data: str | bytes) -> str | None:
     """The producer string of MLIR bytecode (`MLIR23.0.0git`, `StableHLO_v1.13.3`)."""
     if not is_bytecode(data):
         return None
@@ -58,7 +58,7 @@ def detect(data: str | bytes) -> str:
     return "portable" if name.startswith(_PORTABLE_PRODUCER) else "bytecode"
 
 
-def portable_version(data: bytes) -> str | None:
+def portable_version(data: str | bytes) -> str | None:
     name = producer(data) or ""
     return name.removeprefix(_PORTABLE_PRODUCER) if name.startswith(_PORTABLE_PRODUCER) else None
 
@@ -255,18 +255,18 @@ def _isolated_main() -> None:
         report = {
             "ours": ours,
             "type": type(e).__name__,
-            "message": e.message if ours else str(e),
-            "location": e.location if ours else None,
+            "message": e.message if isinstance(e, ShardyConvertError) else str(e),
+            "location": e.location if isinstance(e, ShardyConvertError) else None,
         }
         sys.stdout.write(json.dumps(report))
         sys.exit(1)
-    sys.stdout.buffer.write(text)
+    sys.stdout.buffer.write(cast(bytes, text))  # get_asm(binary=True) gives bytes
 
 
 def _load_in_process(data: str | bytes, ctx: ir.Context) -> ir.Module:
     if hlo.kind(data) is not None:
         return hlo.load(data, ctx)
-    if detect(data) != "portable":
+    if detect(data) != "portable" or not isinstance(data, bytes):  # portable: bytecode
         return parse_module(data, ctx)
     try:
         return deserialize_portable(data, ctx)
@@ -285,6 +285,23 @@ def deserialize_portable(data: bytes, ctx: ir.Context) -> ir.Module:
         return found
     compat.forget_dead_operations(ctx)  # jaxlib 0.7.1 hands back text, parsed here
     return ir.Module.parse(found, context=ctx)
+
+
+@overload
+def save(
+    module: ir.Module, form: Literal["text"], target: str | None = None, locations: bool = False
+) -> str: ...
+@overload
+def save(
+    module: ir.Module,
+    form: Literal["bytecode", "portable"],
+    target: str | None = None,
+    locations: bool = False,
+) -> bytes: ...
+@overload
+def save(
+    module: ir.Module, form: str, target: str | None = None, locations: bool = False
+) -> str | bytes: ...
 
 
 def save(

@@ -113,7 +113,7 @@ def _write(module: ir.Module, target: str) -> bytes:
     except Exception as e:  # refused (an op of another dialect): jaxlib's writer handles it
         raise Unsupported(f"stablehlo's writer: {e}") from None
     finally:
-        handler.detach()
+        handler.detach()  # type: ignore[attr-defined]  # a DiagnosticHandler, typed object
 
 
 @functools.cache

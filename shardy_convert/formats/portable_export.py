@@ -184,6 +184,7 @@ def _export_results(func: ir.Operation, strings: _Strings) -> None:
         return
     ip = ir.InsertionPoint.at_block_terminator(func.regions[0].blocks[0])
     ret = ip.ref_operation
+    assert ret is not None  # the block's terminator
     values = list(ret.operands)
     target = ir.StringAttr.get(FUNC_RESULT_SHARDING)
     side_effect = ir.BoolAttr.get(True)

@@ -85,7 +85,7 @@ class Source:
             counts, graphs = set(), 0
             for piece in dump.pieces(text):
                 if isinstance(piece, dump.Graph):
-                    counts |= dump.device_counts(piece.text)
+                    counts |= dump.device_counts(dump.as_str(piece.text))
                     graphs += 1
         return Layout(graphs, counts.pop() if len(counts) == 1 else None)
 

@@ -13,6 +13,7 @@ import io
 import re
 import threading
 from collections.abc import Iterator
+from typing import Literal, TypeGuard, overload
 
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
@@ -69,7 +70,7 @@ def pooled_context() -> Iterator[ir.Context]:
             _idle.append((ctx, used + 1))
 
 
-def is_bytecode(data: str | bytes) -> bool:
+def is_bytecode(data: str | bytes) -> TypeGuard[bytes]:
     return isinstance(data, bytes) and data.startswith(BYTECODE_MAGIC)
 
 
@@ -118,6 +119,18 @@ def check_no_nul(text: str) -> None:
         line = text.count("\n", 0, at) + 1
         column = at - text.rfind("\n", 0, at)
         raise ModuleError(f"{NOT_A_MODULE} (it holds a NUL byte)", location=f"{line}:{column}")
+
+
+@overload
+def print_module(
+    module: ir.Module, emit: Literal["text"] = "text", locations: bool = False
+) -> str: ...
+@overload
+def print_module(
+    module: ir.Module, emit: Literal["bytecode"], locations: bool = False
+) -> bytes: ...
+@overload
+def print_module(module: ir.Module, emit: str, locations: bool = False) -> str | bytes: ...
 
 
 def print_module(module: ir.Module, emit: str = "text", locations: bool = False) -> str | bytes:
