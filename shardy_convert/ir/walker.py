@@ -148,7 +148,7 @@ def func_name(func: ir.Operation) -> str:
     return string_value(func.attributes["sym_name"]) or ""
 
 
-def callee(call: ir.Operation) -> str:
+def callee(call: ir.Operation | ir.OpView) -> str:
     """The name of the func a `func.call` calls."""
     return ir.FlatSymbolRefAttr(call.attributes["callee"]).value
 

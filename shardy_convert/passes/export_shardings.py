@@ -88,7 +88,7 @@ def manual_contexts(module: ir.Operation) -> dict[str, tuple[str, ...]]:
     by_name = {func_name(f): f for f in funcs(module)}
     calls = {name: [(c, callee(c), axes) for c, axes in _calls(f)] for name, f in by_name.items()}
     called = {target for found in calls.values() for _, target, _ in found}
-    context = {name: () for name in by_name if name not in called}
+    context: dict[str, tuple[str, ...]] = {name: () for name in by_name if name not in called}
     work = list(context)
     while work:
         caller = work.pop()

@@ -48,6 +48,7 @@ class ImportShardingGroupsPass:
         with module.context:
             for (site, _, group), value in zip(members, values):
                 gid = ids.setdefault(group, len(ids))
+                assert value is not None  # _check_groupable refused None
                 _insert_group(value, gid, site, last_of_block)
 
 
@@ -100,8 +101,8 @@ def _check_groupable(site: Site, value: ir.Value | None) -> None:
 def _insert_group(value: ir.Value, gid: int, site: Site, last_of_block: list) -> None:
     """`sdy.sharding_group %value group_id=gid` right after the value is defined; the groups
     of a block's arguments first in the block, in argument order."""
-    arg = isinstance(value.owner, ir.Block)
-    block = value.owner if arg else value.owner.operation.block
+    owner = value.owner
+    block = owner if isinstance(owner, ir.Block) else owner.operation.block
     op = ir.Operation.create(
         GROUP_OP,
         operands=[value],
@@ -109,8 +110,8 @@ def _insert_group(value: ir.Value, gid: int, site: Site, last_of_block: list) ->
         loc=site.owner.location,
         ip=ir.InsertionPoint.at_block_begin(block),
     )
-    if not arg:
-        op.move_after(value.owner.operation)
+    if not isinstance(owner, ir.Block):
+        op.move_after(owner.operation)
         return
     previous = next((last for b, last in last_of_block if b == block), None)
     if previous is not None:

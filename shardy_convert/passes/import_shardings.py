@@ -249,6 +249,7 @@ def _close(module: ir.Operation, closed: list[tuple[str, int, int]], edits: dict
     attribute dicts _import rewrote; the caller saves them)."""
     main = _main(module)
     for which, k, rank in closed:
+        assert main is not None  # closed sites are @main's
         values = edited(edits, main, which)
         values.dict(k)[SDY_SHARDING] = replicated("mesh", rank)
         values.changed = True
@@ -267,7 +268,7 @@ def _check_num_partitions(module: ir.Operation, num_devices: int | None) -> None
         )
 
 
-def _rank(site: Site, value_type: ir.Type) -> int:
+def _rank(site: Site, value_type: ir.Type | None) -> int:
     if isinstance(value_type, ir.RankedTensorType):
         return ir.RankedTensorType(value_type).rank
     if str(value_type) == "!stablehlo.token":
@@ -386,7 +387,7 @@ def _stated(site: Site, shardings: list[TensorSharding], stated: str | None) -> 
 
 
 def _on_type(
-    site: Site, sharding: HloSharding, value_type: ir.Type, plan: MeshPlan
+    site: Site, sharding: HloSharding, value_type: ir.Type | None, plan: MeshPlan
 ) -> TensorSharding:
     return _on_rank(site, sharding, _rank(site, value_type), plan)
 

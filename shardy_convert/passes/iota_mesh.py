@@ -74,7 +74,8 @@ def _mirror_device_ids(op: ir.Operation, ids: list[int]) -> None:
     kept = {mirror[i].name: mirror[i].attr for i in range(len(mirror))}
     kept.pop("device_ids", None)
     if ids:
-        kept["device_ids"] = ir.DenseElementsAttr.get(np.array(ids, dtype=np.int64))
+        # an ndarray is a Buffer; numpy's stubs do not say so to this binding's
+        kept["device_ids"] = ir.DenseElementsAttr.get(np.array(ids, dtype=np.int64))  # type: ignore[call-overload]
     op.attributes[STABLEHLO_MESH] = ir.DictAttr.get(kept)
 
 

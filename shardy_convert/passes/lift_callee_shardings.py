@@ -72,7 +72,9 @@ def _returned(func: ir.Operation) -> list[ir.Value]:
     return list(last.operands) if last.name == "func.return" else []
 
 
-def _callee_attr(by_name: dict, call: ir.Operation, kind: str, k: int) -> ir.Attribute | None:
+def _callee_attr(
+    by_name: dict, call: ir.Operation | ir.OpView, kind: str, k: int
+) -> ir.Attribute | None:
     """The `mhlo.sharding` of the k-th argument or result of the func `call` calls."""
     func = by_name.get(callee(call))
     key = "arg_attrs" if kind == "arg" else "res_attrs"
@@ -98,18 +100,16 @@ def _result_sharding(value: ir.Value, by_name: dict) -> ir.Attribute | None:
     owner = value.owner
     if isinstance(owner, ir.Block):
         return None
-    owner = owner.operation
-    if owner.name == "func.call":
-        return _callee_attr(by_name, owner, "result", ir.OpResult(value).result_number)
-    if owner.name != "stablehlo.get_tuple_element":
+    op = owner.operation
+    if op.name == "func.call":
+        return _callee_attr(by_name, op, "result", ir.OpResult(value).result_number)
+    if op.name != "stablehlo.get_tuple_element":
         return None
-    call = owner.operands[0].owner
+    call = op.operands[0].owner
     if isinstance(call, ir.Block) or call.operation.name != "func.call":
         return None
     whole = _callee_attr(by_name, call.operation, "result", 0)
-    return (
-        None if whole is None else _element(whole, ir.IntegerAttr(owner.attributes["index"]).value)
-    )
+    return None if whole is None else _element(whole, ir.IntegerAttr(op.attributes["index"]).value)
 
 
 def _element(attr: ir.Attribute, j: int) -> ir.Attribute | None:

@@ -93,7 +93,9 @@ def _check_paddable(site: Site, sharding: HloSharding, padded: tuple[int, ...]) 
         why = "a manual region's boundary"  # its shards are the manual values themselves
     if why is None:
         return
-    shape = tuple(ir.RankedTensorType(site.value_types()[0]).shape)
+    value_type = site.value_types()[0]
+    assert value_type is not None  # a sharded value's type, checked when it was imported
+    shape = tuple(ir.RankedTensorType(value_type).shape)
     dims = [k for k, (a, b) in enumerate(zip(shape, padded)) if a != b]
     k = dims[0]
     ways = sharding.data_dims[k]

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeGuard, TypeVar
 
 from ..cpp_stderr import cpp_stderr
 from ..errors import ShardyConvertError, UsageError
@@ -189,7 +189,7 @@ def conversion(importer: ImportShardingsPass, before: Sequence = ()) -> Pipeline
     return (*first, *head, importer, *tail)
 
 
-def _is_parsed(pipeline) -> bool:
+def _is_parsed(pipeline) -> TypeGuard[tuple[Step, ...]]:
     return isinstance(pipeline, tuple) and all(isinstance(s, Step) for s in pipeline)
 
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 import functools
 import re
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, is_dataclass
+from typing import Any, NoReturn
 
 from ..errors import ShardyConvertError, UsageError, clip
 from ..options import parse_device_ids, parse_mesh
@@ -85,7 +86,7 @@ class _Parser:
         self.text = text
         self.pos = 0
 
-    def fail(self, expected: str):
+    def fail(self, expected: str) -> NoReturn:
         shown = clip(self.text)
         raise UsageError(f'pass pipeline "{shown}": {expected} at column {self.pos + 1}')
 
@@ -240,7 +241,7 @@ def _no(value: str):
 
 
 # Each kind's reader and what it expects, as a usage error says it.
-_READERS = {
+_READERS: dict[str, tuple[Callable[[str], Any], str]] = {
     "mesh": (parse_mesh, "a mesh NAME=SIZE,..."),
     "ids": (parse_device_ids, "a device order ID,ID,... (each of 0..N-1 once)"),
     "python": (_no, "given from Python (it has no pipeline text)"),

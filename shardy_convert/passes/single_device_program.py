@@ -42,7 +42,7 @@ class SingleDeviceProgramPass:
 
     def run(self, module: ir.Operation, analyses: Analyses | None = None) -> DeviceOrder | None:
         meshes = [op for op in body(module).operations if op.operation.name == MESH_OP]
-        single = {_name(op): _device(op) for op in meshes if _device(op) is not None}
+        single = {_name(op): d for op in meshes if (d := _device(op)) is not None}
         if not single or not (self.always or compat.single_device_arguments_refused()):
             return None
         if len(single) < len(meshes) or len(set(single.values())) > 1:
