@@ -205,7 +205,9 @@ def _spec(
         except ShardingValueError:
             continue
     whole = [(s, m) for s, m in fitting if not any(":" in a for dim in s for a in dim)]
-    return (whole or fitting or [(None, None)])[0]
+    if not fitting:
+        return None, None
+    return (whole or fitting)[0]
 
 
 def _parsed(hlo: str | None) -> HloSharding | None:

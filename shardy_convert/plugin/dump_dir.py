@@ -56,7 +56,7 @@ class Record:
     name: str
     graph_hash: str  # torch_xla's Graph Hash, or "-"
     module: str  # the module's name (SyncTensorsGraph.22), or "-"
-    devices: int  # partitions the program is compiled for
+    devices: int | str  # partitions the program is compiled for, or "-"
     mesh: str  # the Shardy mesh `<["data"=2, "model"=4]>`, or "-"
     device_ids: str  # the mesh's device order in torch_xla's ids (0,2,1,3), "-" for 0,1,2,...
     mesh_from: str

@@ -97,7 +97,7 @@ class Hook:
                     _use_shardy(value)
             return compile_fn(converted, *args, **kwargs)
 
-        compile_with_shardy.__wrapped__ = compile_fn
+        compile_with_shardy.__wrapped__ = compile_fn  # type: ignore[attr-defined]  # as wraps sets
         return compile_with_shardy
 
 

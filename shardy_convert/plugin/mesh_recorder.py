@@ -144,7 +144,7 @@ def install() -> bool:
 def _wrap_mesh_init(xla_sharding) -> None:
     original = xla_sharding.Mesh.__init__
     if getattr(original, "_shardy_convert", False):
-        return True
+        return
 
     @functools.wraps(original)
     def __init__(self, *args, **kwargs):
@@ -154,7 +154,7 @@ def _wrap_mesh_init(xla_sharding) -> None:
         except Exception as e:  # recording must never break the user's program
             log.warning("shardy-convert: cannot record a mesh: %s: %s", type(e).__name__, e)
 
-    __init__._shardy_convert = True
+    __init__._shardy_convert = True  # type: ignore[attr-defined]  # a marker on the wrapper
     xla_sharding.Mesh.__init__ = __init__
 
 
@@ -181,7 +181,7 @@ def _wrap_marks(xlac, modules) -> None:
             log.warning("shardy-convert: cannot record a mark: %s: %s", type(e).__name__, e)
         return result
 
-    _xla_mark_sharding._shardy_convert = True
+    _xla_mark_sharding._shardy_convert = True  # type: ignore[attr-defined]  # a marker
     xlac._xla_mark_sharding = _xla_mark_sharding
     python_mark = modules[0].mark_sharding
     wrapped = _mark_sharding(python_mark)

@@ -116,8 +116,8 @@ def relabel_sharding(data: bytes, order: list[int]) -> bytes:
 @functools.lru_cache(maxsize=1024)  # the elements of a tuple sharding repeat, program to program
 def _relabelled(data: bytes, order: tuple[int, ...]) -> bytes:
     entries = fields(data)
-    kind = ints(entries, _TYPE)
-    kind = kind[-1] if kind else 0
+    kinds = ints(entries, _TYPE)
+    kind = kinds[-1] if kinds else 0
     if kind == _TUPLE_TYPE:
         return b"".join(
             field(n, _relabelled(v, order)) if n == _TUPLE else raw for n, _, v, raw in entries

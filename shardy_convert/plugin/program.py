@@ -65,8 +65,10 @@ class ProgramError(ShardyConvertError):
     name and device count, for the dump's index line)."""
 
     def __init__(self, error: ShardyConvertError | str, report: Report):
-        ours = isinstance(error, ShardyConvertError)
-        message, location = (error.message, error.location) if ours else (error, None)
+        if isinstance(error, ShardyConvertError):
+            message, location = error.message, error.location
+        else:
+            message, location = error, None
         super().__init__(message, location=location)
         self.report = report
         # compiled unconverted, with GSPMD, the process would die (errors.ManualInputError)
@@ -188,9 +190,11 @@ def _convert_mlir(
             report = replace(report, gspmd_fallback=_fallback_sites(mod))
             out = formats.save(mod, emit, version)
         except ShardyConvertError as e:
+            devices = report.devices  # set from the compile options (convert)
+            assert devices is not None
             message = (
                 f"cannot convert {report.name} for the Shardy partitioner "
-                f"({plural(report.devices, 'device')}): {e}"
+                f"({plural(devices, 'device')}): {e}"
             )
             error = ProgramError(message, report)
             error.passthrough_aborts = getattr(e, "passthrough_aborts", False)

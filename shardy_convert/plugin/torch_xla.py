@@ -23,6 +23,7 @@ import os
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from ..errors import MissingDependencyError, ShardyConvertError, UsageError
 from ..formats import meshes as mesh_file
@@ -112,6 +113,8 @@ def use_plugin(
     with other arguments it is a UsageError (torch_xla runs on the first call's wrapper):
     registration.py.
     """
+    # dump_dir left out: the environment's
+    dump_dir_setting: dict[str, Any] = {} if dump_dir is None else {"dump_dir": dump_dir}
     settings = Settings(
         device_type=device_type or "SHARDY",
         create_options=create_options or {},
@@ -123,7 +126,7 @@ def use_plugin(
         match_gspmd_propagation=match_gspmd_propagation,
         boundary_cache=boundary_cache,
         mesh_names=mesh_names,
-        **({} if dump_dir is None else {"dump_dir": dump_dir}),  # default: the environment's
+        **dump_dir_setting,
     )
     settings = replace(settings, plugin=_check_plugin(library_path))  # the settings first
     require_torch_xla("use_plugin")  # then what the environment lacks, before any change
@@ -142,6 +145,7 @@ def _install(settings: Settings) -> Handle:
     registration.surface_interrupts(xlac)
     if settings.mesh_names or session.dump is not None:
         mesh_recorder.install()
+    assert settings.plugin is not None  # use_plugin checked it (_check_plugin)
     return Handle(settings.device_type, settings.plugin, library, session)
 
 
@@ -239,7 +243,7 @@ def _wrap(xlac, name: str, after) -> None:
     def spelled(*args, **kwargs):
         return after(original(*args, **kwargs))
 
-    spelled._shardy_convert = True
+    spelled._shardy_convert = True  # type: ignore[attr-defined]  # a marker on the wrapper
     setattr(xlac, name, spelled)
 
 

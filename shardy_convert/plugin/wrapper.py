@@ -29,6 +29,7 @@ import struct
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import cast
 
 from ..errors import ShardyConvertError
 from . import compile_options
@@ -92,7 +93,8 @@ class Session:
         int32s, b"" for the caller's own); ShardyConvertError to refuse."""
         key = hashlib.blake2b(code + b"\0" + form + b"\0" + options, digest_size=20).digest()
         meshes = RECORDER.meshes() if self.settings.mesh_names else ()
-        key += self.settings.emit.encode() + str(len(meshes)).encode()  # a new mesh: again
+        emit = cast(str, self.settings.emit)  # Settings normalized it: never None
+        key += emit.encode() + str(len(meshes)).encode()  # a new mesh: again
         try:
             # passed through: the program itself, its callees' shardings on @main
             converted, error = self._cache.lookup(
@@ -116,9 +118,10 @@ class Session:
             code,
             form.decode(),
             options,
-            emit=settings.emit,
+            # Settings normalized both: emit a form, the cache a directory or None
+            emit=cast(str, settings.emit),
             match_gspmd_boundary=settings.match_gspmd_boundary,
-            boundary_cache=settings.boundary_cache,
+            boundary_cache=cast("str | None", settings.boundary_cache),
             meshes=meshes,
             match_gspmd_propagation=settings.match_gspmd_propagation,
         )
@@ -132,7 +135,7 @@ class Session:
         inferred = report.choice is not None and report.choice.mesh is None
         self._cache.tally(user_meshes=int(report.choice is not None and not inferred))
         self._cache.tally(inferred_meshes=int(inferred))
-        if inferred:
+        if report.choice is not None and report.choice.mesh is None:  # inferred
             log.warning(
                 "shardy-convert: graph %s fits none of the meshes the program created; "
                 "converted on the mesh %s inferred from its shardings: %s",
