@@ -217,8 +217,9 @@ class DeviceCountWarning(ShardyConvertWarning):
         return DeviceCountWarning(option, location=self.location, file=self.file, graph=self.graph)
 
 
-def naming_flag(warning: Warning, option: str) -> Warning:
-    """`warning`, naming `option` if it is a DeviceCountWarning: how each command prints it."""
+def naming_flag(warning: Warning | str, option: str) -> Warning | str:
+    """`warning`, naming `option` if it is a DeviceCountWarning: how each command prints it
+    (a recorded warning's message: typeshed allows a str beside the Warning it holds)."""
     return warning.naming(option) if isinstance(warning, DeviceCountWarning) else warning
 
 

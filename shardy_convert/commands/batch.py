@@ -137,13 +137,14 @@ def _check_targets(items: list[Item]) -> None:
     """No two inputs write one file, and no output is an input."""
     seen: dict[str, str] = {}
     for item in items:
+        assert item.target is not None  # planned: every item has one
         key = os.path.realpath(item.target)
         if key in seen:
             raise UsageError(f"{seen[key]} and {item.name} would both be written to {item.target}")
         seen[key] = item.name
     inputs = {os.path.realpath(i.name): i.name for i in items if i.name != STDIN}
     for item in items:
-        if os.path.realpath(item.target) in inputs:
+        if os.path.realpath(item.target or "") in inputs:
             raise UsageError(
                 f"the output {item.target} is the input {item.name}; inputs are never written"
             )
@@ -239,7 +240,7 @@ def _notes(caught: list, file: str) -> tuple[str, ...]:
         if len(found) == 1 or None in graphs:
             lines += [w.describe() for w in found]
             continue
-        merged = f"{message} (graphs {_spans(sorted(set(graphs)))})"
+        merged = f"{message} (graphs {_spans(sorted({g for g in graphs if g is not None}))})"
         lines.append(ShardyConvertWarning(merged, location=location, file=file).describe())
     return tuple(lines)
 
@@ -270,8 +271,8 @@ def run(job: Job, items: list[Item], jobs: int = 1, progress: Progress = None) -
 
     data = [stdin if i.name == STDIN else None for i in items]
     tmps = [None if i.target is None else partial_path(os.path.realpath(i.target)) for i in items]
-    for tmp in filter(None, tmps):
-        track(tmp)  # a worker writes it; this process removes it should Ctrl-C end both
+    for partial in filter(None, tmps):
+        track(partial)  # a worker writes it; this process removes it should Ctrl-C end both
     with ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint) as pool:
         outcomes = pool.map(process, [job] * len(items), items, data, tmps)
         try:

@@ -195,9 +195,9 @@ def _attributes(op: ir.Operation, skip: set[str]) -> str:
         named = op.attributes[k]
         if named.name in skip:
             continue
-        value = named.attr
+        value: ir.Attribute | str = named.attr
         if named.name in ("arg_attrs", "res_attrs"):
-            value = _without_sharding(value)
+            value = _without_sharding(named.attr)
         parts.append(f"{named.name} = {value}")
     return "{" + ", ".join(sorted(parts)) + "}"
 

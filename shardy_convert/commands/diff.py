@@ -180,7 +180,8 @@ def normalize(data: str | bytes, *, inline: bool = False) -> str:
     result, errors = dump.transform(data, lambda g: normalize_module(g.text, inline=inline))
     if errors:
         raise errors[0]
-    return result
+    assert result is not None  # no error: the normalized text
+    return dump.as_str(result)
 
 
 def normalize_module(module: str | bytes, *, inline: bool = False) -> str:

@@ -35,7 +35,8 @@ class Job:
         done = self.stream(Source(file, data), pieces.append)
         if done.errors:
             return None, done.errors
-        return (pieces[0] if len(pieces) == 1 else "".join(pieces)), []
+        # several pieces: a dump, all text
+        return (pieces[0] if len(pieces) == 1 else "".join(map(dump.as_str, pieces))), []
 
     def stream(
         self, source: Source, write: Callable[[str | bytes], None], progress: Progress = None
@@ -49,6 +50,7 @@ class Job:
         except ShardyConvertError as e:
             return Done([e.located(file=source.name)])
         if not layout.is_dump:
+            assert layout.module is not None  # not a dump: the one module
             graph = dump.Graph(None, layout.module)
             result = dump.run_graph(graph, lambda g: request.run(g.text), source.name)
             if isinstance(result, ShardyConvertError):
@@ -114,7 +116,7 @@ def _converted(graph: dump.Graph, request, file: str) -> str | ShardyConvertErro
     if isinstance(result, ShardyConvertError):
         return result
     try:
-        return dump.same_ending(dump.as_str(result), graph.text)
+        return dump.same_ending(dump.as_str(result), dump.as_str(graph.text))
     except ShardyConvertError as e:
         return e.located(file=file)
 

@@ -57,7 +57,9 @@ def opt(
 def split_input(text: str) -> list[str]:
     """Splits a file into cases at `// -----` lines (mlir-opt's --split-input-file). Each case
     is padded with empty lines so error locations keep the file's line numbers."""
-    cases, current, start = [], [], 0
+    cases: list[str] = []
+    current: list[str] = []
+    start = 0
     for number, line in enumerate(text.splitlines(keepends=True)):
         if line.strip() == SPLIT_MARKER:
             cases.append("\n" * start + "".join(current))
@@ -89,6 +91,7 @@ def _warnings_named(file: str, fn, *args):
             return fn(*args)
     finally:  # passed on once recording has stopped
         for w in caught:
-            ours = isinstance(w.message, ShardyConvertWarning)
             message = naming_flag(w.message, "--num-devices N")
-            warnings.warn(message.located(file=file) if ours else message, stacklevel=2)
+            if isinstance(message, ShardyConvertWarning):  # ours: located in the file
+                message = message.located(file=file)
+            warnings.warn(message, stacklevel=2)

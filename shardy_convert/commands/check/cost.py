@@ -76,7 +76,7 @@ class Cost:
         parts = (self.argument_bytes, self.output_bytes, self.temp_bytes)
         if any(p is None for p in parts):
             return None
-        return sum(parts) - (self.alias_bytes or 0)
+        return sum(p for p in parts if p is not None) - (self.alias_bytes or 0)
 
 
 def ratio(gspmd: float | None, shardy: float | None) -> float | None:

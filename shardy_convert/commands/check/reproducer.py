@@ -159,7 +159,11 @@ def _reproduces(texts: list[str], reference: str | None, run: Run, keep: list[in
     want = [run.values[0][k] for k in keep], [run.values[1][k] for k in keep]
     same = all(a.exact or a.close for a in agreements(want[0], gspmd) + agreements(want[1], shardy))
     if ref is not None:
-        same = same and all(a.close for a in agreements([run.values[2][k] for k in keep], ref))
+        ref_values = run.values[2]  # a reference program: the run has its values
+        same = same and all(
+            a.close
+            for a in agreements([ref_values[k] for k in keep], ref)  # type: ignore[index]
+        )
     return same
 
 

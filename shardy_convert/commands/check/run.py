@@ -105,9 +105,9 @@ class _Graph:
                 _reproduce(given.reproducer, self.where, report)
             self._explain_cost(report, given.suggest)
         except ShardyConvertError as e:
-            return self.failed(e).outcome
+            return self.failed(e).outcome  # type: ignore[return-value]  # failed() sets it
         except Exception as e:  # a bug of ours or jaxlib's: this graph only
-            return self.failed(InternalError(e)).outcome
+            return self.failed(InternalError(e)).outcome  # type: ignore[return-value]  # set
         return GraphCheck(self.file, self.index, report)
 
     def _explain_cost(self, report: Report, suggest: bool) -> None:
@@ -250,7 +250,8 @@ def _convert(graph: _Graph, source: dump.Graph, request: ConvertRequest, pad: bo
             converted = request.run(original)
         for w in caught:  # passed on, naming check's own flag
             warnings.warn(naming_flag(w.message, "--devices N"), stacklevel=2)
-        graph.original, graph.converted = original, converted
+        # text: _text read bytecode, portable artifacts and HLO as MLIR text
+        graph.original, graph.converted = original, converted  # type: ignore[assignment]
         graph.again = _quietly(replace(request, validate=False).run)
         graph.devices = device_count(converted, request.importer.fallback_devices)
     except ShardyConvertError:
@@ -271,7 +272,7 @@ def _quietly(convert_: Callable[[str], str | bytes]) -> Callable[[str], str | by
     return run
 
 
-def _padded(text: str) -> str:
+def _padded(text: str | bytes) -> str:
     """The GSPMD program with pad-uneven applied (still GSPMD: the same per-device buffers)."""
     from ...passes import pipeline
 
@@ -281,7 +282,7 @@ def _padded(text: str) -> str:
         return print_module(module, "text", locations=True)
 
 
-def _is_shardy(text: str) -> bool:
+def _is_shardy(text: str | bytes) -> bool:
     """Whether `text` is already Shardy; a module that holds no program is an error first."""
     with new_context() as ctx:
         module = parse_module(text, ctx)
@@ -289,7 +290,7 @@ def _is_shardy(text: str) -> bool:
         return is_shardy(module.operation)
 
 
-def device_count(text: str, fallback: int | None = None) -> int:
+def device_count(text: str | bytes, fallback: int | None = None) -> int:
     """Devices a Shardy module runs on: its meshes (axes, `device_ids`) and
     `mhlo.num_partitions`, whichever is largest; and `fallback` (`--devices`) where neither
     says a count (no `mhlo.num_partitions`, no mesh with axes: every value replicated, or

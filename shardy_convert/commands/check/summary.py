@@ -64,7 +64,7 @@ def total(costs: list[Cost]) -> Cost:
     one: unknown in the total)."""
     kinds: dict[str, Collectives] | None = {}
     for cost in costs:
-        if cost.by_kind is None:
+        if cost.by_kind is None or kinds is None:
             kinds = None
             break
         for kind, c in cost.by_kind.items():

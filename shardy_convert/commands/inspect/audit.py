@@ -23,7 +23,7 @@ def small_sharded(value: Value) -> str | None:
     s, shard = value.hlo, value.shard
     if s is None or shard is None or shard.shape is None or shard.tiles < 2:
         return None
-    elements = math.prod(value.shape)
+    elements = math.prod(value.shape)  # type: ignore[arg-type]  # known: its shard's is
     shard_bytes = math.prod(shard.shape) * element_bytes(value.dtype)
     if elements >= SMALL_ELEMENTS and shard_bytes >= SMALL_SHARD_BYTES:
         return None
@@ -39,7 +39,7 @@ def element_bytes(dtype: str | None) -> int:
     if m is None:
         return 4
     size = max(int(m.group(1)), 8) // 8
-    return size * 2 if dtype.startswith("complex") else size
+    return size * 2 if (dtype or "").startswith("complex") else size
 
 
 def device_order(value: Value, plan: MeshPlan | None) -> tuple[str, str] | None:
@@ -47,16 +47,16 @@ def device_order(value: Value, plan: MeshPlan | None) -> tuple[str, str] | None:
     mishandles: a device list with no iota form, or an iota form with no common
     factorization of tile and reshape dims; else None."""
     leaf = value.hlo
-    if leaf.kind is not Kind.TILED or leaf.is_replicated:
+    if leaf is None or leaf.kind is not Kind.TILED or leaf.is_replicated:
         return None
     if value.v2 is None:
         return (
             "custom-device-order",
-            f"device list {clip_ids(leaf.tiles.devices)} has no iota form: a V2-only path "
-            "(torch_xla's CONVERT_SHLO_TO_SHARDY, XLA's importer) would lose this order; "
-            + _kept_order(plan),
+            f"device list {clip_ids(leaf.tile_assignment.device_list)} has no iota form: "
+            "a V2-only path (torch_xla's CONVERT_SHLO_TO_SHARDY, XLA's importer) would lose "
+            "this order; " + _kept_order(plan),
         )
-    tiles = leaf.to_v2().tiles
+    tiles = leaf.to_v2().tile_assignment
     if tiles.reshape is not None and len(tiles.reshape) > 1 and local_mesh(tiles) is None:
         return (
             "no-common-factorization",
@@ -82,7 +82,7 @@ def rule_findings(facts: import_rules.ModuleFacts, values: dict[int, list[Value]
     `values` maps `id(placed)` to the values read from that sharding."""
     found = []
     for f in import_rules.check(facts):
-        at = values.get(id(f.placed)) or [None]
+        at: list[Value | None] = [*values.get(id(f.placed), ())] or [None]
         value = at[min(f.element or 0, len(at) - 1)]
         where = value.location if value is not None else None
         label = value.label if value is not None else None
@@ -95,7 +95,7 @@ def count_mismatch(file: str | None, graphs: list[Graph]) -> list[Finding]:
     own = [(g.graph, g.num_devices) for g in graphs if g.device_count_from in _OWN_COUNT]
     if len({n for _, n in own}) < 2:
         return []
-    by_count: dict[int, list[str]] = {}
+    by_count: dict[int | None, list[str]] = {}
     for k, n in own:
         by_count.setdefault(n, []).append(str(k))
     said = "; ".join(

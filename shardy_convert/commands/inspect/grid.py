@@ -92,7 +92,8 @@ def _picture(value: Value, chars: dict) -> list[str]:
     if s.kind is Kind.TILED and not s.is_replicated:
         if shape is None or len(shape) != len(s.data_dims) or None in shape:
             shape = s.data_dims  # no usable tensor shape: label tiles by index
-        return [*_tiled_picture(s, tuple(shape), chars), _legend_tiled(s)]
+        # no None in shape now (checked above)
+        return [*_tiled_picture(s, tuple(shape), chars), _legend_tiled(s)]  # type: ignore[arg-type]
     devices = _whole_devices(s, value.num_devices)
     if devices is None:
         return [value.shard.text if value.shard else f"{s.kind.value}: no tiles to draw"]

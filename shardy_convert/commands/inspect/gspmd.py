@@ -213,7 +213,7 @@ def _site_name(site: Site, k: int, asm: ir.AsmState) -> str:
     return results[k].get_name(asm) if len(results) > k else site.owner.name
 
 
-def _rank(leaf: HloSharding, shape) -> int | None:
+def _rank(leaf: HloSharding, shape) -> int:
     if shape is not None:
         return len(shape)
     return len(leaf.data_dims) if leaf.kind is Kind.TILED else 0

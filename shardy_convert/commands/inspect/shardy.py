@@ -19,7 +19,8 @@ from .shards import shard_info
 
 class ShardyReader(Reader):
     def read(self) -> None:
-        self.meshes = read_meshes(self.module)
+        # the module's sdy.mesh ops by name (self.meshes: the meshes the program recorded)
+        self.sdy_meshes = read_meshes(self.module)
         self._describe()
         for func in funcs(self.module):
             if len(func.regions[0].blocks):
@@ -29,8 +30,8 @@ class ShardyReader(Reader):
     def _describe(self) -> None:
         result = self.result
         result.form = "shardy"
-        result.meshes = [(name, str(mesh)) for name, mesh in self.meshes.items()]
-        sizes = [mesh.size for mesh in self.meshes.values() if mesh.axes]
+        result.meshes = [(name, str(mesh)) for name, mesh in self.sdy_meshes.items()]
+        sizes = [mesh.size for mesh in self.sdy_meshes.values() if mesh.axes]
         if sizes:
             result.num_devices, result.device_count_from = max(sizes), "sdy.mesh"
             return
@@ -62,7 +63,7 @@ class ShardyReader(Reader):
         value = Value(name, func, kind, op, where, type_text, shape, dtype, given, sdy=given)
         value.num_devices = self.result.num_devices
         try:
-            ts, mesh = sharding_from_attr(attr, self.meshes)
+            ts, mesh = sharding_from_attr(attr, self.sdy_meshes)
             value.mesh = str(mesh)
             value.hlo = to_hlo(ts, mesh, manual)
         except ShardyConvertError as e:

@@ -69,7 +69,7 @@ def _short_type(value: Value) -> str:
     if value.shape is None:
         return value.type or "-"
     dims = "x".join("?" if d is None else str(d) for d in value.shape)
-    return f"{dims}x{value.dtype}" if dims else value.dtype
+    return f"{dims}x{value.dtype}" if dims else str(value.dtype)
 
 
 def _clip(text: str) -> str:
