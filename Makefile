@@ -140,9 +140,10 @@ test-newest: $(NEWEST_STAMP) ## the whole suite on jax/jaxlib 0.12.0.1, the newe
 # The PJRT plugin wrapper (C), its own declarations of later PJRT C API versions, the test plugin.
 C_SOURCES := $(wildcard shardy_convert/plugin/_wrapper/*.c shardy_convert/plugin/_wrapper/*.h tests/plugin/*.c)
 
-lint: ## ruff check and format check; clang-format check of the C (.clang-format)
+lint: ## ruff check and format check; mypy on the package; clang-format check of the C (.clang-format)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 	$(VENV)/bin/clang-format --dry-run --Werror $(C_SOURCES)
 
 format: ## ruff format and autofix; clang-format the C
@@ -231,7 +232,7 @@ bench: $(PY) $(TORCH_E2E) ## benchmark: real torch_xla inputs, convert vs jaxlib
 	$(PY) bench/run.py --torch-python $(TORCH_PY) $(if $(BASE),--base-ref $(BASE)) $(BENCH_ARGS)
 
 clean: ## remove caches and build output (keeps .venv)
-	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache tests/lit/Output
+	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache tests/lit/Output .mypy_cache
 
 distclean: clean ## also remove the venvs make built (.venv, .venv-torch ~8 GB, .venv-jax-oldest, .venv-jax-newest), the bench inputs and the built wrapper
 	rm -rf $(VENV) $(TORCH_VENV) $(OLDEST_VENV) $(NEWEST_VENV) bench/out shardy_convert/plugin/_wrapper/*.so

@@ -137,6 +137,7 @@ RUNS = {
     "lint": [
         r"^\.venv/bin/ruff check \.$",
         r"^\.venv/bin/ruff format --check \.$",
+        r"^\.venv/bin/mypy$",  # the package, as [tool.mypy] in pyproject.toml says
         r"^\.venv/bin/clang-format --dry-run --Werror \S+\.c",
     ],
     "format": [
