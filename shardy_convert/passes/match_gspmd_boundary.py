@@ -54,16 +54,7 @@ class MatchGspmdBoundaryPass:
     def like(self, importer: ImportShardingsPass) -> MatchGspmdBoundaryPass:
         """This pass compiling the module as `importer` will read it: its device count, mesh
         and propagation options (how convert() and the plugin put it before the import)."""
-        return replace(
-            self,
-            num_devices=importer.num_devices,
-            fallback_devices=importer.fallback_devices,
-            mesh=importer.mesh,
-            allow_spmd_sharding_propagation_to_parameters=(
-                importer.allow_spmd_sharding_propagation_to_parameters
-            ),
-            allow_spmd_sharding_propagation_to_output=importer.allow_spmd_sharding_propagation_to_output,
-        )
+        return like_importer(self, importer)
 
     def run(self, module: ir.Operation, analyses: Analyses | None = None) -> Outcome:
         return self.match(module)
@@ -103,16 +94,7 @@ class MatchGspmdBoundaryPass:
         return Outcome(len(values), len(pins), seconds, reason)
 
     def _importer(self) -> ImportShardingsPass:
-        return ImportShardingsPass(
-            num_devices=self.num_devices,
-            fallback_devices=self.fallback_devices,
-            mesh=self.mesh,
-            allow_spmd_sharding_propagation_to_parameters=(
-                self.allow_spmd_sharding_propagation_to_parameters
-            ),
-            allow_spmd_sharding_propagation_to_output=self.allow_spmd_sharding_propagation_to_output,
-            strict=True,
-        )
+        return strict_importer(self)
 
     def _open_values(self, module: ir.Operation, importer: ImportShardingsPass) -> list:
         """(kind, index, type) of each ranked @main value with no sharding that propagation
@@ -149,6 +131,27 @@ class MatchGspmdBoundaryPass:
         finally:
             copy.erase()
         return None
+
+
+# The options a GSPMD-compiling pass shares with import-shardings (it compiles the module as
+# the import will read it), by field name.
+SHARED = (
+    "num_devices",
+    "fallback_devices",
+    "mesh",
+    "allow_spmd_sharding_propagation_to_parameters",
+    "allow_spmd_sharding_propagation_to_output",
+)
+
+
+def like_importer(step, importer: ImportShardingsPass):
+    """`step` (a pass with the SHARED fields) taking them from `importer`."""
+    return replace(step, **{name: getattr(importer, name) for name in SHARED})
+
+
+def strict_importer(step) -> ImportShardingsPass:
+    """The import `step` compiles for (its SHARED fields), refusing uneven shardings."""
+    return ImportShardingsPass(**{name: getattr(step, name) for name in SHARED}, strict=True)
 
 
 def device_count(

@@ -5,7 +5,7 @@ compiles the program GSPMD compiles."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from ..errors import ShardyConvertError
@@ -21,7 +21,7 @@ from ..xla.propagation import compile_propagated
 from .import_custom_calls import ImportCustomCallsPass
 from .import_sharding_groups import ImportShardingGroupsPass
 from .import_shardings import ImportShardingsPass
-from .match_gspmd_boundary import device_count, module_bytecode
+from .match_gspmd_boundary import device_count, like_importer, module_bytecode, strict_importer
 
 # What the conversion runs after this pass, as far as XLA's compile of a trial needs it.
 _AFTER = ("sdy-lift-inlined-meshes", "sdy-manual-axes-cleanup")
@@ -107,16 +107,7 @@ class MatchGspmdPropagationPass:
 
     def like(self, importer: ImportShardingsPass) -> MatchGspmdPropagationPass:
         """This pass compiling the module as `importer` will read it."""
-        return replace(
-            self,
-            num_devices=importer.num_devices,
-            fallback_devices=importer.fallback_devices,
-            mesh=importer.mesh,
-            allow_spmd_sharding_propagation_to_parameters=(
-                importer.allow_spmd_sharding_propagation_to_parameters
-            ),
-            allow_spmd_sharding_propagation_to_output=importer.allow_spmd_sharding_propagation_to_output,
-        )
+        return like_importer(self, importer)
 
     def run(self, module: ir.Operation, analyses: Analyses | None = None) -> PropagationOutcome:
         importer = self._importer()
@@ -204,16 +195,7 @@ class MatchGspmdPropagationPass:
         )
 
     def _importer(self) -> ImportShardingsPass:
-        return ImportShardingsPass(
-            num_devices=self.num_devices,
-            fallback_devices=self.fallback_devices,
-            mesh=self.mesh,
-            allow_spmd_sharding_propagation_to_parameters=(
-                self.allow_spmd_sharding_propagation_to_parameters
-            ),
-            allow_spmd_sharding_propagation_to_output=self.allow_spmd_sharding_propagation_to_output,
-            strict=True,
-        )
+        return strict_importer(self)
 
     def _accepted(self, work, ops, new: list[Pin], unpinned: dict) -> list[Pin]:
         """The pins the import takes one at a time (left in `work`); the others recorded."""

@@ -189,3 +189,15 @@ def test_each_jaxlib_pins_or_says_why_it_cannot():
     else:
         assert outcome.pins == ()
         assert "MLIR bindings cannot set an op's location" in outcome.reason
+
+
+@needs_op_tags
+def test_a_pin_the_import_refuses_is_left_out_and_named():
+    """Two meshes' shardings with no common Shardy mesh (12 devices, 4x3 and 3x4): GSPMD's
+    decision cannot be pinned; the pass keeps the module as the import takes it and says why."""
+    entry, graph = real_graph("torch_xla/mixed_meshes_12.mlir")
+    outcome = _outcome(graph, entry["num_devices"])
+    assert outcome.pins == ()
+    assert outcome.unpinned
+    assert "no Shardy form here" in outcome.unpinned[0].why
+    assert not outcome.complete
