@@ -232,7 +232,64 @@ def order_out_of_memory(newer_plugin: str) -> dict:
         made = [now - then for now, then in zip(live(), before)]
         return {"error": error, "made": made, "executable": exe is not None}
 
-    return {site: attempt(site) for site in ("compile", "get_executable", "")}
+    sites = os.environ.get("FAULT_SITES", "compile,get_executable,").split(",")
+    return {site: attempt(site) for site in sites}
+
+
+def executable_cache(newer_plugin: str) -> dict:
+    """The wrapper's executable cache (SHARDY_CONVERT_EXECUTABLE_CACHE as the test sets it):
+    the gather (another device order) compiled twice, each executable run and destroyed; then
+    Deleted and compiled again; the matmul after it; then the client destroyed. What the
+    plugin compiled and holds, and the cache's counts, after each step."""
+    from tests.plugin.test_wrapper import GATHER, GATHER_ARGS
+
+    caller = Caller(newer_plugin)
+    plugin = caller.plugin
+    plugin.NewerPluginLiveExecutables.restype = plugin.NewerPluginCompiles.restype = ctypes.c_long
+    ours = caller.client()
+    gather = pjrt_plugin.portable_artifact(GATHER, "1.13.0")
+    matmul, matmul_args, matmul_want = programs()["matmul"]
+    matmul = pjrt_plugin.portable_artifact(matmul, "1.13.0")
+    expected = GATHER_ARGS[0][GATHER_ARGS[1]]
+    steps = {}
+
+    def step(name: str, **facts) -> None:
+        counts = wrapper.executable_cache_counts()
+        live = plugin.NewerPluginLiveExecutables(1)
+        steps[name] = {"compiles": plugin.NewerPluginCompiles(), "live": live, **counts, **facts}
+
+    def runs(exe, args=GATHER_ARGS, want=(expected,)) -> bool:
+        return all(np.array_equal(g, w) for g, w in zip(ours.run(exe, args), want))
+
+    first = ours.compile(gather, 8, shardy=False)
+    second = ours.compile(gather, 8, shardy=False)
+    step(
+        "twice",
+        same=first.handle.address == second.handle.address,
+        runs=[runs(first), runs(second)],
+    )
+    first.handle.close()
+    step("first destroyed", runs=runs(second))
+    second.handle.close()
+    step("both destroyed")
+    third = ours.compile(gather, 8, shardy=False)
+    third.handle.release_device_memory()  # PJRT_LoadedExecutable_Delete
+    fourth = ours.compile(gather, 8, shardy=False)
+    step(
+        "deleted, compiled again",
+        same=third.handle.address == fourth.handle.address,
+        deleted=[third.handle.is_deleted, fourth.handle.is_deleted],
+        runs=runs(fourth),
+    )
+    third.handle.close()
+    step("deleted destroyed")
+    other = ours.compile(matmul, 8, shardy=False)
+    step("another program", runs=runs(other, matmul_args, matmul_want))
+    fourth.handle.close(), other.handle.close()
+    step("all destroyed")
+    ours.client.close()
+    step("client destroyed")
+    return steps
 
 
 def compile_options(partitions: int):
@@ -330,5 +387,6 @@ if __name__ == "__main__":
         "execute": execute,
         "stand_in": stand_in,
         "order_out_of_memory": order_out_of_memory,
+        "executable_cache": executable_cache,
     }[scenario](newer)
     print("RESULT " + json.dumps(result))
