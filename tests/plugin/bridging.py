@@ -292,6 +292,49 @@ def executable_cache(newer_plugin: str) -> dict:
     return steps
 
 
+def executable_cache_threads(newer_plugin: str) -> dict:
+    """Four threads compile the gather and the matmul in turn, each executable's
+    PJRT_Executable taken and both destroyed, 6 rounds (SHARDY_CONVERT_EXECUTABLE_CACHE=1:
+    every other compile evicts what another thread may be holding or destroying). Then the
+    client destroyed: what the plugin holds, and any thread's error."""
+    import threading
+
+    from tests.plugin.test_wrapper import GATHER
+
+    caller = Caller(newer_plugin)
+    plugin = caller.plugin
+    plugin.NewerPluginLiveExecutables.restype = plugin.NewerPluginCompiles.restype = ctypes.c_long
+    ours = caller.client()
+    artifacts = [
+        pjrt_plugin.portable_artifact(GATHER, "1.13.0"),
+        pjrt_plugin.portable_artifact(programs()["matmul"][0], "1.13.0"),
+    ]
+    errors = []
+
+    def work(k: int) -> None:
+        try:
+            for i in range(6):
+                exe = ours.client.compile(artifacts[(k + i) % 2], options=compile_options(8))
+                exe._executable()
+                exe.close()
+        except Exception as e:  # reported by the result
+            errors.append(f"{type(e).__name__}: {e}")
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    counts = wrapper.executable_cache_counts()
+    ours.client.close()
+    return {
+        "errors": errors,
+        "compiles": plugin.NewerPluginCompiles(),
+        "counts": counts,
+        "live": [plugin.NewerPluginLiveExecutables(k) for k in (1, 0)],
+    }
+
+
 def compile_options(partitions: int):
     return pypjrt.CompileOptions(
         num_replicas=1, num_partitions=partitions, use_spmd_partitioning=True
@@ -388,5 +431,6 @@ if __name__ == "__main__":
         "stand_in": stand_in,
         "order_out_of_memory": order_out_of_memory,
         "executable_cache": executable_cache,
+        "executable_cache_threads": executable_cache_threads,
     }[scenario](newer)
     print("RESULT " + json.dumps(result))

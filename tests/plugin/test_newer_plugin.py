@@ -292,3 +292,20 @@ def test_running_out_of_memory_for_the_cache_record_fails_the_compile(newer_plug
     }
     assert result["cache"] == {"error": out_of_memory, "made": [0, 0], "executable": False}
     assert result[""] == {"error": None, "made": [1, 1], "executable": True}
+
+
+@pytest.mark.parametrize("size", ["1", "64"])
+def test_threads_compiling_and_destroying_the_same_programs_share_them_safely(newer_plugin, size):
+    """Compiles, hits, evictions and destroys from four threads at once (make test-tsan
+    watches the wrapper's side): no error, every compile answered (by the plugin or the
+    cache), and nothing left once the client is destroyed."""
+    result = scenario(
+        "executable_cache_threads", newer_plugin, SHARDY_CONVERT_EXECUTABLE_CACHE=size
+    )
+    assert result["errors"] == []
+    counts = result["counts"]
+    assert counts["hits"] + counts["misses"] == 24
+    if size == "64":  # at most each thread's first compile of each program misses
+        assert counts["hits"] >= 16
+    assert result["compiles"] == counts["misses"]
+    assert result["live"] == [0, 0]

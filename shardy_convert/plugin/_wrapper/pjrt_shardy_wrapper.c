@@ -564,9 +564,11 @@ static PJRT_Error *python_error(const char *what) {
   return e;
 }
 
-/* *out = MODULE:FUNCTION, imported once (the GIL held). */
+/* *out = MODULE:FUNCTION, imported once (the GIL held). The GIL orders its write before every
+ * later read, but the GIL is CPython's, which ThreadSanitizer does not watch (tests/plugin/
+ * tsan.supp): the pointer is written and read atomically, so that what TSan sees orders them. */
 static PJRT_Error *import_function(const char *spec, PyObject **out) {
-  if (*out != NULL) return NULL;
+  if (__atomic_load_n(out, __ATOMIC_ACQUIRE) != NULL) return NULL;
   char module[512];
   snprintf(module, sizeof module, "%s", spec);
   char *colon = strchr(module, ':');
@@ -576,7 +578,8 @@ static PJRT_Error *import_function(const char *spec, PyObject **out) {
   *colon = '\0';
   PyObject *mod = py.Import_ImportModule(module);
   if (mod == NULL) return python_error("cannot import the hook");
-  *out = py.Object_GetAttrString(mod, colon + 1);
+  PyObject *function = py.Object_GetAttrString(mod, colon + 1);
+  __atomic_store_n(out, function, __ATOMIC_RELEASE);
   decref(mod);
   return *out ? NULL : python_error("cannot find the hook");
 }
@@ -636,7 +639,8 @@ static PJRT_Error *call_python(const char *spec, PyObject **fn, int n, const cha
                      "the conversion hook in");
   int state = py.GILState_Ensure();
   PJRT_Error *e = import_function(spec, fn);
-  if (e == NULL) e = call_locked(*fn, n, data, size, want, optional, out);
+  if (e == NULL)
+    e = call_locked(__atomic_load_n(fn, __ATOMIC_ACQUIRE), n, data, size, want, optional, out);
   py.GILState_Release(state);
   return e;
 }
@@ -766,10 +770,11 @@ static PJRT_LoadedExecutable *take_cached(PJRT_Client *client, const char *key) 
   Shared *r = shared;
   while (r != NULL && !(r->cached && r->client == client && memcmp(r->key, key, KEY_SIZE) == 0))
     r = r->next;
+  PJRT_LoadedExecutable *executable = r != NULL ? r->executable : NULL;
   if (r != NULL) r->handles++, r->used = ++ticks;
   cache_counts[r != NULL ? 0 : 1]++;
   pthread_mutex_unlock(&shared_lock);
-  return r != NULL ? r->executable : NULL;
+  return executable;
 }
 
 /* Caches `fresh` (its executable just compiled, its one handle the caller's), the least
