@@ -9,6 +9,9 @@ plugin-wrapper` print them), and, read by the C side only:
                               shardy_convert.plugin.wrapper:on_compile); it returns the four
                               byte strings of the answer, and a fifth, the executable cache's
                               key (`executable_key`), or none: that compile is not cached
+    SHARDY_CONVERT_EXECUTABLE_CACHE
+                              how many executables the C side keeps to hand out again when an
+                              identical compile comes (default 64; 0: none)
 
 The C side (`_wrapper/pjrt_shardy_wrapper.c`) calls `on_compile(code, format, options)` in the
 host process's interpreter for every `PJRT_Client_Compile`. It reads the program (a portable
