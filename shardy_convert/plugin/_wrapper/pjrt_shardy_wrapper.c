@@ -756,11 +756,14 @@ static void uncache(Shared *r, Shared **doomed) {
 }
 
 /* Whether a compile of these arguments is the plugin's program and options alone: an
- * extension, or fields of a newer caller's struct the wrapper does not know, might make the
- * same program compile otherwise. */
+ * extension other than the profiler's (torch_xla passes its trace context, which changes no
+ * program), or fields of a newer caller's struct the wrapper does not know, might make the same
+ * program compile otherwise. */
 static int cacheable(const PJRT_Client_Compile_Args *args) {
-  return capacity > 0 && args->struct_size <= PJRT_Client_Compile_Args_STRUCT_SIZE &&
-         args->extension_start == NULL && args->program->struct_size <= PJRT_Program_STRUCT_SIZE &&
+  const PJRT_Extension_Base *x = args->extension_start;
+  while (x != NULL && x->type == PJRT_Extension_Type_Profiler) x = x->next;
+  return capacity > 0 && args->struct_size <= PJRT_Client_Compile_Args_STRUCT_SIZE && x == NULL &&
+         args->program->struct_size <= PJRT_Program_STRUCT_SIZE &&
          args->program->extension_start == NULL;
 }
 
