@@ -42,7 +42,7 @@ def on_compile(code: bytes, form: bytes, options: bytes):
     if isinstance(answer, str):
         RECORDS.append({"error": answer, "received": form.decode()})
     else:
-        RECORDS.append({**describe(*answer), "received": form.decode()})
+        RECORDS.append({**describe(*answer[:4]), "received": form.decode()})
     return answer
 
 

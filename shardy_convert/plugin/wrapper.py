@@ -6,7 +6,12 @@ set (`Settings.to_env()`, settings.py lists the variables; `environment()` and `
 plugin-wrapper` print them), and, read by the C side only:
 
     SHARDY_CONVERT_HOOK       MODULE:FUNCTION called for each compile (default
-                              shardy_convert.plugin.wrapper:on_compile)
+                              shardy_convert.plugin.wrapper:on_compile); it returns the four
+                              byte strings of the answer, and a fifth, the executable cache's
+                              key (`executable_key`), or none: that compile is not cached
+    SHARDY_CONVERT_EXECUTABLE_CACHE
+                              how many executables the C side keeps to hand out again when an
+                              identical compile comes (default 64; 0: none)
 
 The C side (`_wrapper/pjrt_shardy_wrapper.c`) calls `on_compile(code, format, options)` in the
 host process's interpreter for every `PJRT_Client_Compile`. It reads the program (a portable
@@ -45,6 +50,7 @@ LIBRARY = Path(__file__).resolve().parent / "_wrapper" / "libpjrt_shardy_wrapper
 ENV_HOOK = "SHARDY_CONVERT_HOOK"
 ENV_LIBRARY = "SHARDY_CONVERT_WRAPPER_LIBRARY"
 _CACHE_SIZE = 256
+EXECUTABLE_KEY_SIZE = 32  # the C side's KEY_SIZE
 
 
 def library_path() -> str:
@@ -227,14 +233,37 @@ def use_session(session: Session) -> Session:
 
 def on_compile(code: bytes, form: bytes, options: bytes) -> tuple[bytes, ...] | str:
     """Called by the wrapper for each `PJRT_Client_Compile`: the (program, format, options,
-    device order) to compile, or a message the wrapper returns as the compile's PJRT error.
-    Never raises."""
+    device order) to compile and the executable cache's key (`executable_key`), or a message
+    the wrapper returns as the compile's PJRT error. Never raises."""
     try:
-        return session().compile(code, form, options)
+        answer = session().compile(code, form, options)
+        return (*answer, executable_key(answer))
     except ShardyConvertError as e:
         return f"{e.message if e.location is None else e}"
     except Exception as e:  # reported as the compile's error, never a crash of the host
         return f"internal error in shardy-convert's plugin hook: {type(e).__name__}: {e}"
+
+
+def executable_key(answer: tuple[bytes, ...]) -> bytes:
+    """The C side's executable cache key of an answer: a digest of everything the plugin is
+    handed (program, format, options, device order), so an identical compile gets the
+    executable it got before whatever settings made the answer (docs/wrapper-internals.md)."""
+    digest = hashlib.blake2b(digest_size=EXECUTABLE_KEY_SIZE)
+    for part in answer:
+        digest.update(struct.pack("<Q", len(part)))
+        digest.update(part)
+    return digest.digest()
+
+
+def executable_cache_counts(library: str | None = None) -> dict[str, int]:
+    """The C wrapper's executable cache in this process (the library loaded, or loaded here
+    by its path): hits (compiles answered with an executable compiled before), misses
+    (compiles that went to the plugin), evictions, and the executables it holds now."""
+    import ctypes
+
+    counts = (ctypes.c_long * 4)()
+    ctypes.CDLL(library or library_path()).ShardyConvertExecutableCache(counts)
+    return dict(zip(("hits", "misses", "evictions", "entries"), counts))
 
 
 def relabel_program(code: bytes, form: bytes, order: bytes) -> tuple[bytes] | str:

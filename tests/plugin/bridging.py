@@ -232,7 +232,117 @@ def order_out_of_memory(newer_plugin: str) -> dict:
         made = [now - then for now, then in zip(live(), before)]
         return {"error": error, "made": made, "executable": exe is not None}
 
-    return {site: attempt(site) for site in ("compile", "get_executable", "")}
+    sites = os.environ.get("FAULT_SITES", "compile,get_executable,").split(",")
+    return {site: attempt(site) for site in sites}
+
+
+class _CacheSteps:
+    """What the plugin compiled and holds, and the wrapper cache's counts, step by step."""
+
+    def __init__(self, newer_plugin: str):
+        caller = Caller(newer_plugin)
+        self.plugin = caller.plugin
+        self.plugin.NewerPluginLiveExecutables.restype = ctypes.c_long
+        self.plugin.NewerPluginCompiles.restype = ctypes.c_long
+        self.ours = caller.client()
+        self.steps: dict[str, dict] = {}
+
+    def step(self, name: str, **facts) -> None:
+        counts = wrapper.executable_cache_counts()
+        live = self.plugin.NewerPluginLiveExecutables(1)
+        self.steps[name] = {"compiles": self.plugin.NewerPluginCompiles(), "live": live}
+        self.steps[name].update(counts, **facts)
+
+    def runs(self, exe, args, want) -> bool:
+        return all(np.array_equal(g, w) for g, w in zip(self.ours.run(exe, args), want))
+
+
+def executable_cache(newer_plugin: str) -> dict:
+    """The wrapper's executable cache (SHARDY_CONVERT_EXECUTABLE_CACHE as the test sets it):
+    the gather (another device order) compiled twice, each executable run and destroyed; then
+    Deleted and compiled again; the matmul after it; then the client destroyed. What the
+    plugin compiled and holds, and the cache's counts, after each step."""
+    from tests.plugin.test_wrapper import GATHER, GATHER_ARGS
+
+    s = _CacheSteps(newer_plugin)
+    gather = pjrt_plugin.portable_artifact(GATHER, "1.13.0")
+    matmul, matmul_args, matmul_want = programs()["matmul"]
+    matmul = pjrt_plugin.portable_artifact(matmul, "1.13.0")
+    want = (GATHER_ARGS[0][GATHER_ARGS[1]],)
+
+    first = s.ours.compile(gather, 8, shardy=False)
+    second = s.ours.compile(gather, 8, shardy=False)
+    same = first.handle.address == second.handle.address
+    s.step(
+        "twice",
+        same=same,
+        runs=[s.runs(first, GATHER_ARGS, want), s.runs(second, GATHER_ARGS, want)],
+    )
+    first.handle.close()
+    s.step("first destroyed", runs=s.runs(second, GATHER_ARGS, want))
+    second.handle.close()
+    s.step("both destroyed")
+    third = s.ours.compile(gather, 8, shardy=False)
+    third.handle.release_device_memory()  # PJRT_LoadedExecutable_Delete
+    fourth = s.ours.compile(gather, 8, shardy=False)
+    s.step(
+        "deleted, compiled again",
+        same=third.handle.address == fourth.handle.address,
+        deleted=[third.handle.is_deleted, fourth.handle.is_deleted],
+        runs=s.runs(fourth, GATHER_ARGS, want),
+    )
+    third.handle.close()
+    s.step("deleted destroyed")
+    other = s.ours.compile(matmul, 8, shardy=False)
+    s.step("another program", runs=s.runs(other, matmul_args, matmul_want))
+    fourth.handle.close(), other.handle.close()
+    s.step("all destroyed")
+    s.ours.client.close()
+    s.step("client destroyed")
+    return s.steps
+
+
+def executable_cache_threads(newer_plugin: str) -> dict:
+    """Four threads compile the gather and the matmul in turn, each executable's
+    PJRT_Executable taken and both destroyed, 6 rounds (SHARDY_CONVERT_EXECUTABLE_CACHE=1:
+    every other compile evicts what another thread may be holding or destroying). Then the
+    client destroyed: what the plugin holds, and any thread's error."""
+    import threading
+
+    from tests.plugin.test_wrapper import GATHER
+
+    caller = Caller(newer_plugin)
+    plugin = caller.plugin
+    plugin.NewerPluginLiveExecutables.restype = plugin.NewerPluginCompiles.restype = ctypes.c_long
+    ours = caller.client()
+    artifacts = [
+        pjrt_plugin.portable_artifact(GATHER, "1.13.0"),
+        pjrt_plugin.portable_artifact(programs()["matmul"][0], "1.13.0"),
+    ]
+    errors = []
+
+    def work(k: int) -> None:
+        try:
+            for i in range(6):
+                exe = ours.client.compile(artifacts[(k + i) % 2], options=compile_options(8))
+                exe._executable()
+                exe.close()
+        except Exception as e:  # reported by the result
+            errors.append(f"{type(e).__name__}: {e}")
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    counts = wrapper.executable_cache_counts()
+    ours.client.close()
+    return {
+        "errors": errors,
+        "compiles": plugin.NewerPluginCompiles(),
+        "counts": counts,
+        "live": [plugin.NewerPluginLiveExecutables(k) for k in (1, 0)],
+    }
 
 
 def compile_options(partitions: int):
@@ -330,5 +440,7 @@ if __name__ == "__main__":
         "execute": execute,
         "stand_in": stand_in,
         "order_out_of_memory": order_out_of_memory,
+        "executable_cache": executable_cache,
+        "executable_cache_threads": executable_cache_threads,
     }[scenario](newer)
     print("RESULT " + json.dumps(result))

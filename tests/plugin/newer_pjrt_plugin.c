@@ -16,7 +16,8 @@
  * prove that no error the wrapper made ever reached it. PJRT_Client_Create with the create
  * option "newer_plugin_refuse" fails with one of its own errors. It counts the executables it
  * made and not yet destroyed (NewerPluginLiveExecutables), so a test can prove that the wrapper
- * destroys what it does not hand on. */
+ * destroys what it does not hand on, and the compiles it did (NewerPluginCompiles), so a test can
+ * prove that the wrapper's executable cache answered a compile. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -175,8 +176,15 @@ static PJRT_Error *client_create(PJRT_Client_Create_Args *args) {
   return base->PJRT_Client_Create(args);
 }
 
-/* Loaded executables and executables made and not destroyed. */
-static long live_loaded, live_executables;
+/* Loaded executables and executables made and not destroyed; compiles done. */
+static long live_loaded, live_executables, compiles;
+
+EXPORT long NewerPluginCompiles(void) {
+  pthread_mutex_lock(&lock);
+  long done = compiles;
+  pthread_mutex_unlock(&lock);
+  return done;
+}
 
 EXPORT long NewerPluginLiveExecutables(int loaded) {
   pthread_mutex_lock(&lock);
@@ -193,6 +201,7 @@ static void count(long *counter, long change) {
 
 static PJRT_Error *client_compile(PJRT_Client_Compile_Args *args) {
   PJRT_Error *e = base->PJRT_Client_Compile(args);
+  count(&compiles, 1);
   if (e == NULL) count(&live_loaded, 1);
   return e;
 }

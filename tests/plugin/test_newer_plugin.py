@@ -157,7 +157,10 @@ def test_running_out_of_memory_recording_a_device_order_fails_and_destroys_the_e
     with RESOURCE_EXHAUSTED and the plugin's executable is destroyed; so does
     PJRT_LoadedExecutable_GetExecutable, its PJRT_Executable destroyed."""
     result = scenario(
-        "order_out_of_memory", newer_plugin, SHARDY_CONVERT_WRAPPER_LIBRARY=faulty_wrapper
+        "order_out_of_memory",
+        newer_plugin,
+        SHARDY_CONVERT_WRAPPER_LIBRARY=faulty_wrapper,
+        SHARDY_CONVERT_EXECUTABLE_CACHE="0",  # the third compile compiles again
     )
     out_of_memory = {
         "code": RESOURCE_EXHAUSTED,
@@ -210,3 +213,99 @@ def test_an_older_callers_arguments_it_cannot_read_are_refused(newer_plugin):
     )
     assert result["matmul"]["error"].startswith(expected)
     assert result["gather"]["error"].startswith(expected)
+
+
+def plugin_state(result: dict) -> dict:
+    keys = ("compiles", "live", "hits", "misses", "evictions", "entries")
+    return {step: {k: facts[k] for k in keys} for step, facts in result.items()}
+
+
+def test_an_identical_program_compiled_again_gets_the_executable_it_got_before(newer_plugin):
+    """The gather (another device order: its record is shared too) compiled twice: the plugin
+    compiled it once, both handles are the same executable and run right, and destroying both
+    leaves it to the cache. Deleted, it is never handed out again: the next compile is the
+    plugin's. The client's destroy lets go of what the cache held, each destroyed once."""
+    result = scenario("executable_cache", newer_plugin)
+    assert result["twice"]["same"]
+    assert result["twice"]["runs"] == [True, True]
+    assert result["first destroyed"]["runs"]
+    again = result["deleted, compiled again"]
+    # xla-cpu-pjrt's Delete frees nothing and IsDeleted stays false: the wrapper must not rely
+    # on asking; the second compile went to the plugin (compiles 2 below).
+    assert not again["same"]
+    assert again["runs"]
+    assert result["another program"]["runs"]
+    assert plugin_state(result) == {
+        "twice": dict(compiles=1, live=1, hits=1, misses=1, evictions=0, entries=1),
+        "first destroyed": dict(compiles=1, live=1, hits=1, misses=1, evictions=0, entries=1),
+        "both destroyed": dict(compiles=1, live=1, hits=1, misses=1, evictions=0, entries=1),
+        "deleted, compiled again": dict(
+            compiles=2, live=2, hits=2, misses=2, evictions=0, entries=1
+        ),
+        "deleted destroyed": dict(compiles=2, live=1, hits=2, misses=2, evictions=0, entries=1),
+        "another program": dict(compiles=3, live=2, hits=2, misses=3, evictions=0, entries=2),
+        "all destroyed": dict(compiles=3, live=2, hits=2, misses=3, evictions=0, entries=2),
+        "client destroyed": dict(compiles=3, live=0, hits=2, misses=3, evictions=0, entries=0),
+    }
+
+
+def test_the_executable_cache_evicts_at_its_bound(newer_plugin):
+    """SHARDY_CONVERT_EXECUTABLE_CACHE=1: the second program evicts the first, which its
+    caller still holds (destroyed when that caller destroys it, not before)."""
+    result = scenario("executable_cache", newer_plugin, SHARDY_CONVERT_EXECUTABLE_CACHE="1")
+    state = plugin_state(result)
+    assert state["another program"] == dict(
+        compiles=3, live=2, hits=2, misses=3, evictions=1, entries=1
+    )
+    assert state["all destroyed"] == dict(
+        compiles=3, live=1, hits=2, misses=3, evictions=1, entries=1
+    )
+    assert state["client destroyed"]["live"] == 0
+    assert result["twice"]["same"]
+    assert result["another program"]["runs"]
+
+
+def test_an_executable_cache_of_0_compiles_every_time(newer_plugin):
+    result = scenario("executable_cache", newer_plugin, SHARDY_CONVERT_EXECUTABLE_CACHE="0")
+    assert not result["twice"]["same"]
+    assert result["twice"]["runs"] == [True, True]
+    state = plugin_state(result)
+    assert state["twice"] == dict(compiles=2, live=2, hits=0, misses=0, evictions=0, entries=0)
+    assert state["both destroyed"]["live"] == 0
+    assert state["client destroyed"] == dict(
+        compiles=5, live=0, hits=0, misses=0, evictions=0, entries=0
+    )
+
+
+def test_running_out_of_memory_for_the_cache_record_fails_the_compile(newer_plugin, faulty_wrapper):
+    """The record that would cache a new executable is made before the plugin compiles: out
+    of memory, the compile fails with RESOURCE_EXHAUSTED and the plugin made nothing."""
+    result = scenario(
+        "order_out_of_memory",
+        newer_plugin,
+        SHARDY_CONVERT_WRAPPER_LIBRARY=faulty_wrapper,
+        FAULT_SITES="cache,",
+    )
+    out_of_memory = {
+        "code": RESOURCE_EXHAUSTED,
+        "message": "shardy-convert PJRT wrapper: out of memory",
+    }
+    assert result["cache"] == {"error": out_of_memory, "made": [0, 0], "executable": False}
+    assert result[""] == {"error": None, "made": [1, 1], "executable": True}
+
+
+@pytest.mark.parametrize("size", ["1", "64"])
+def test_threads_compiling_and_destroying_the_same_programs_share_them_safely(newer_plugin, size):
+    """Compiles, hits, evictions and destroys from four threads at once (make test-tsan
+    watches the wrapper's side): no error, every compile answered (by the plugin or the
+    cache), and nothing left once the client is destroyed."""
+    result = scenario(
+        "executable_cache_threads", newer_plugin, SHARDY_CONVERT_EXECUTABLE_CACHE=size
+    )
+    assert result["errors"] == []
+    counts = result["counts"]
+    assert counts["hits"] + counts["misses"] == 24
+    if size == "64":  # at most each thread's first compile of each program misses
+        assert counts["hits"] >= 16
+    assert result["compiles"] == counts["misses"]
+    assert result["live"] == [0, 0]

@@ -285,7 +285,11 @@ def test_the_library_is_built_and_exports_only_the_plugin_entry():
     nm = subprocess.run(["nm", "-D", "--defined-only", path], capture_output=True, text=True)
     if nm.returncode == 0:
         exported = {line.split()[-1] for line in nm.stdout.splitlines() if " T " in line}
-        assert exported == {"GetPjrtApi", "ShardyConvertWrapperProblem"}
+        assert exported == {
+            "GetPjrtApi",
+            "ShardyConvertWrapperProblem",
+            "ShardyConvertExecutableCache",
+        }
         assert " R ShardyConvertPjrtWrapper" in nm.stdout  # the marker (plugin_library.py)
     undefined = subprocess.run(["nm", "-D", "--undefined-only", path], capture_output=True)
     assert b"Py" not in undefined.stdout  # the Python C API is looked up at run time

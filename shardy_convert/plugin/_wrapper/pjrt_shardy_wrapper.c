@@ -493,7 +493,7 @@ static int find_python(void) {
   return py.Exc_Exception != NULL;
 }
 
-#define MAX_ITEMS 4
+#define MAX_ITEMS 5
 typedef struct {
   char *data[MAX_ITEMS]; /* malloc'd copies of the bytes a Python function returned */
   size_t size[MAX_ITEMS];
@@ -564,9 +564,11 @@ static PJRT_Error *python_error(const char *what) {
   return e;
 }
 
-/* *out = MODULE:FUNCTION, imported once (the GIL held). */
+/* *out = MODULE:FUNCTION, imported once (the GIL held). The GIL orders its write before every
+ * later read, but the GIL is CPython's, which ThreadSanitizer does not watch (tests/plugin/
+ * tsan.supp): the pointer is written and read atomically, so that what TSan sees orders them. */
 static PJRT_Error *import_function(const char *spec, PyObject **out) {
-  if (*out != NULL) return NULL;
+  if (__atomic_load_n(out, __ATOMIC_ACQUIRE) != NULL) return NULL;
   char module[512];
   snprintf(module, sizeof module, "%s", spec);
   char *colon = strchr(module, ':');
@@ -576,7 +578,8 @@ static PJRT_Error *import_function(const char *spec, PyObject **out) {
   *colon = '\0';
   PyObject *mod = py.Import_ImportModule(module);
   if (mod == NULL) return python_error("cannot import the hook");
-  *out = py.Object_GetAttrString(mod, colon + 1);
+  PyObject *function = py.Object_GetAttrString(mod, colon + 1);
+  __atomic_store_n(out, function, __ATOMIC_RELEASE);
   decref(mod);
   return *out ? NULL : python_error("cannot find the hook");
 }
@@ -594,9 +597,10 @@ static int take_bytes(PyObject *answer, int i, Answer *out) {
   return 1;
 }
 
-/* fn(*args as bytes) -> a tuple of `want` bytes objects, or a str: an error message. */
+/* fn(*args as bytes) -> a tuple of `want` bytes objects (up to `optional` more: absent ones
+ * are left NULL, size 0), or a str: an error message. */
 static PJRT_Error *call_locked(PyObject *fn, int n, const char **data, const size_t *size, int want,
-                               Answer *out) {
+                               int optional, Answer *out) {
   PyObject *call = py.Tuple_New(n);
   if (call == NULL) return python_error("cannot call the hook");
   for (int i = 0; i < n; i++) {
@@ -611,14 +615,15 @@ static PJRT_Error *call_locked(PyObject *fn, int n, const char **data, const siz
   decref(call);
   if (answer == NULL) return python_error("the hook raised");
   PJRT_Error *e = NULL;
-  if (py.Tuple_Size(answer) != want) {
+  ptrdiff_t items = py.Tuple_Size(answer);
+  if (items < want || items > want + optional) {
     py.Err_Clear();
     const char *message = py.Unicode_AsUTF8AndSize(answer, NULL);
     py.Err_Clear();
     e = new_error(PJRT_Error_Code_INVALID_ARGUMENT, "shardy-convert: %s",
                   message ? message : "the hook returned neither bytes objects nor a message");
   } else {
-    for (int i = 0; i < want && e == NULL; i++)
+    for (int i = 0; i < items && e == NULL; i++)
       if (!take_bytes(answer, i, out)) e = python_error("the hook's answer is not bytes objects");
   }
   decref(answer);
@@ -627,14 +632,15 @@ static PJRT_Error *call_locked(PyObject *fn, int n, const char **data, const siz
 
 /* Calls MODULE:FUNCTION `spec` (cached in *fn) with the GIL. */
 static PJRT_Error *call_python(const char *spec, PyObject **fn, int n, const char **data,
-                               const size_t *size, int want, Answer *out) {
+                               const size_t *size, int want, int optional, Answer *out) {
   if (!have_python || !py.IsInitialized())
     return new_error(PJRT_Error_Code_FAILED_PRECONDITION,
                      "shardy-convert PJRT wrapper: no Python interpreter in this process to run "
                      "the conversion hook in");
   int state = py.GILState_Ensure();
   PJRT_Error *e = import_function(spec, fn);
-  if (e == NULL) e = call_locked(*fn, n, data, size, want, out);
+  if (e == NULL)
+    e = call_locked(__atomic_load_n(fn, __ATOMIC_ACQUIRE), n, data, size, want, optional, out);
   py.GILState_Release(state);
   return e;
 }
@@ -671,7 +677,179 @@ static void release_executable(PJRT_Executable *executable) {
   drop_plugin_error(real->header.PJRT_Executable_Destroy(&args));
 }
 
-/* hook(code, format, options) -> (code, format, options, order as int32s or b""). */
+/* ---- The executable cache ------------------------------------------------------------------- */
+
+/* torch_xla compiles the same small programs again and again (ReplicateShardedData on every
+ * read of a sharded tensor): the hook's conversion cache answers at once, but the plugin would
+ * compile each again. A compile whose answer is one compiled before (the hook's key, a digest
+ * of everything the plugin is handed: program, format, options, device order), on the same
+ * client, gets the executable it got before: the same PJRT_LoadedExecutable*, handed out again.
+ *
+ * One record per executable handed out more than once may be: `handles` counts the callers'
+ * (each compile that returned it is one; each PJRT_LoadedExecutable_Destroy takes one away) and
+ * `cached` is the cache's own. The plugin's executable is destroyed when neither is left.
+ * The cache holds at most `capacity` executables ($SHARDY_CONVERT_EXECUTABLE_CACHE, default
+ * 64; 0: none, every compile goes to the plugin); the least recently handed out goes first.
+ * PJRT_LoadedExecutable_Delete of one (its device memory freed) takes it out of the cache, and
+ * PJRT_Client_Destroy those of that client. Records are changed under the lock only; the plugin
+ * is called with no lock held. */
+#define KEY_SIZE 32
+#define DEFAULT_CAPACITY 64
+
+typedef struct Shared {
+  struct Shared *next;
+  PJRT_Client *client;
+  unsigned char key[KEY_SIZE];
+  PJRT_LoadedExecutable *executable;
+  unsigned long used; /* when it was last handed out (a tick of `ticks`) */
+  int handles;        /* compiles that returned it and have not destroyed it */
+  int cached;         /* the cache holds it: a compile may get it again */
+} Shared;
+
+static Shared *shared;
+static size_t capacity = DEFAULT_CAPACITY, num_cached;
+static unsigned long ticks;
+static long cache_counts[3]; /* hits, misses (compiles that went to the plugin), evictions */
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* $SHARDY_CONVERT_EXECUTABLE_CACHE: a count of executables, default 64; 0 switches it off. */
+static void read_capacity(void) {
+  const char *text = getenv("SHARDY_CONVERT_EXECUTABLE_CACHE");
+  char *end;
+  long n = text != NULL && *text != '\0' ? strtol(text, &end, 10) : -1;
+  if (n >= 0 && *end == '\0') capacity = (size_t)n;
+}
+
+/* For tests: the cache's hits, misses, evictions and the executables it holds now. */
+__attribute__((visibility("default"))) void ShardyConvertExecutableCache(long counts[4]) {
+  pthread_mutex_lock(&shared_lock);
+  for (int i = 0; i < 3; i++) counts[i] = cache_counts[i];
+  counts[3] = (long)num_cached;
+  pthread_mutex_unlock(&shared_lock);
+}
+
+/* The plugin's executable destroyed, with its device-order record. */
+static void destroy_loaded(PJRT_LoadedExecutable *executable) {
+  forget_order(executable);
+  release_loaded_executable(executable);
+}
+
+/* Destroys the executables of `doomed` (records no one holds any more, unlinked). */
+static void destroy_shared(Shared *doomed) {
+  while (doomed != NULL) {
+    Shared *next = doomed->next;
+    destroy_loaded(doomed->executable);
+    free(doomed);
+    doomed = next;
+  }
+}
+
+/* Takes `r` out of the cache (the lock held); onto *doomed when no caller holds it either. */
+static void uncache(Shared *r, Shared **doomed) {
+  if (!r->cached) return;
+  r->cached = 0, num_cached--;
+  if (r->handles > 0) return;
+  Shared **link = &shared;
+  while (*link != r) link = &(*link)->next;
+  *link = r->next;
+  r->next = *doomed, *doomed = r;
+}
+
+/* Whether a compile of these arguments is the plugin's program and options alone: an
+ * extension other than the profiler's (torch_xla passes its trace context, which changes no
+ * program), or fields of a newer caller's struct the wrapper does not know, might make the same
+ * program compile otherwise. */
+static int cacheable(const PJRT_Client_Compile_Args *args) {
+  const PJRT_Extension_Base *x = args->extension_start;
+  while (x != NULL && x->type == PJRT_Extension_Type_Profiler) x = x->next;
+  return capacity > 0 && args->struct_size <= PJRT_Client_Compile_Args_STRUCT_SIZE && x == NULL &&
+         args->program->struct_size <= PJRT_Program_STRUCT_SIZE &&
+         args->program->extension_start == NULL;
+}
+
+/* The executable cached for (client, key), one more handle taken on it; NULL: none. */
+static PJRT_LoadedExecutable *take_cached(PJRT_Client *client, const char *key) {
+  pthread_mutex_lock(&shared_lock);
+  Shared *r = shared;
+  while (r != NULL && !(r->cached && r->client == client && memcmp(r->key, key, KEY_SIZE) == 0))
+    r = r->next;
+  PJRT_LoadedExecutable *executable = r != NULL ? r->executable : NULL;
+  if (r != NULL) r->handles++, r->used = ++ticks;
+  cache_counts[r != NULL ? 0 : 1]++;
+  pthread_mutex_unlock(&shared_lock);
+  return executable;
+}
+
+/* Caches `fresh` (its executable just compiled, its one handle the caller's), the least
+ * recently used going when the cache is full. Another thread's compile of the same program
+ * may have come first: then `fresh` is freed and its executable stays the caller's alone. */
+static void cache_put(Shared *fresh) {
+  Shared *doomed = NULL;
+  pthread_mutex_lock(&shared_lock);
+  Shared *r = shared;
+  while (r != NULL &&
+         !(r->cached && r->client == fresh->client && memcmp(r->key, fresh->key, KEY_SIZE) == 0))
+    r = r->next;
+  if (r == NULL) {
+    fresh->handles = 1, fresh->cached = 1, fresh->used = ++ticks;
+    fresh->next = shared, shared = fresh, num_cached++;
+    fresh = NULL;
+  }
+  while (num_cached > capacity) {
+    Shared *oldest = NULL;
+    for (r = shared; r != NULL; r = r->next)
+      if (r->cached && (oldest == NULL || r->used < oldest->used)) oldest = r;
+    uncache(oldest, &doomed);
+    cache_counts[2]++;
+  }
+  pthread_mutex_unlock(&shared_lock);
+  free(fresh);
+  destroy_shared(doomed);
+}
+
+/* A caller's PJRT_LoadedExecutable_Destroy: 1 when it only gave its handle back (the cache or
+ * another caller still holds the executable), 0 when the plugin's executable goes. */
+static int give_back_handle(PJRT_LoadedExecutable *executable) {
+  pthread_mutex_lock(&shared_lock);
+  Shared **link = &shared;
+  while (*link != NULL && (*link)->executable != executable) link = &(*link)->next;
+  Shared *r = *link;
+  int kept = r != NULL && (--r->handles > 0 || r->cached);
+  if (r != NULL && !kept) *link = r->next;
+  pthread_mutex_unlock(&shared_lock);
+  if (!kept) free(r);
+  return kept;
+}
+
+/* PJRT_LoadedExecutable_Delete frees the executable's device memory: it is never handed out
+ * again. What no caller holds any more (a caller that deletes what it destroyed) is returned,
+ * to be destroyed after the plugin's Delete. */
+static Shared *forget_deleted(PJRT_LoadedExecutable *executable) {
+  Shared *doomed = NULL;
+  pthread_mutex_lock(&shared_lock);
+  Shared *r = shared;
+  while (r != NULL && r->executable != executable) r = r->next;
+  if (r != NULL) uncache(r, &doomed);
+  pthread_mutex_unlock(&shared_lock);
+  return doomed;
+}
+
+/* Before a client goes, the cache lets go of its executables. */
+static void forget_client(PJRT_Client *client) {
+  Shared *doomed = NULL;
+  pthread_mutex_lock(&shared_lock);
+  Shared *r = shared;
+  while (r != NULL) {
+    Shared *next = r->next;
+    if (r->client == client) uncache(r, &doomed);
+    r = next;
+  }
+  pthread_mutex_unlock(&shared_lock);
+  destroy_shared(doomed);
+}
+
+/* hook(code, format, options) -> (code, format, options, order as int32s or b"", and optionally
+ * the executable cache's key: KEY_SIZE bytes). */
 static PJRT_Error *client_compile(PJRT_Client_Compile_Args *args) {
   PJRT_Error *e = CHECK_ARGS(PJRT_Client_Compile_Args, args);
   if (e == NULL && args->program == NULL)
@@ -686,7 +864,20 @@ static PJRT_Error *client_compile(PJRT_Client_Compile_Args *args) {
   const char *data[3] = {given->code, given->format, args->compile_options};
   size_t size[3] = {given->code_size, given->format_size, args->compile_options_size};
   e = call_python(spec && *spec ? spec : "shardy_convert.plugin.wrapper:on_compile", &hook, 3, data,
-                  size, 4, &r);
+                  size, 4, 1, &r);
+  /* The same program compiled before on this client: its executable again. Else the record
+   * that will cache the new one is made first: out of memory, the compile fails before the
+   * plugin compiles anything. */
+  const char *key = e == NULL && r.size[4] == KEY_SIZE && cacheable(args) ? r.data[4] : NULL;
+  PJRT_LoadedExecutable *cached = key != NULL ? take_cached(args->client, key) : NULL;
+  if (cached != NULL) {
+    args->executable = cached;
+    free_answer(&r);
+    return NULL;
+  }
+  Shared *fresh = NULL;
+  if (key != NULL && (fresh = fault("cache") ? NULL : calloc(1, sizeof(Shared))) == NULL)
+    e = (PJRT_Error *)&out_of_memory;
   /* The caller owns its program and options: the plugin compiles new ones, made of the hook's
    * bytes, in copies of the caller's structs (whatever else they hold goes along). */
   PJRT_Program *program = e == NULL ? copy_args(given, PJRT_Program_STRUCT_SIZE) : NULL;
@@ -711,7 +902,13 @@ static PJRT_Error *client_compile(PJRT_Client_Compile_Args *args) {
     if (e != NULL) release_loaded_executable(call->executable);
   }
   if (e == NULL) args->executable = call->executable;
-  free(program), free(call), free_answer(&r);
+  if (e == NULL && fresh != NULL) {
+    fresh->client = args->client, fresh->executable = call->executable;
+    memcpy(fresh->key, key, KEY_SIZE);
+    cache_put(fresh);
+    fresh = NULL;
+  }
+  free(fresh), free(program), free(call), free_answer(&r);
   return e;
 }
 
@@ -837,9 +1034,25 @@ static PJRT_Error *loaded_executable_get_executable(
 
 static PJRT_Error *loaded_executable_destroy(PJRT_LoadedExecutable_Destroy_Args *args) {
   PJRT_Error *e = CHECK_ARGS(PJRT_LoadedExecutable_Destroy_Args, args);
-  if (e != NULL) return e;
+  if (e != NULL || give_back_handle(args->executable)) return e;
   forget_order(args->executable);
   return real->header.PJRT_LoadedExecutable_Destroy(args);
+}
+
+static PJRT_Error *loaded_executable_delete(PJRT_LoadedExecutable_Delete_Args *args) {
+  PJRT_Error *e = CHECK_ARGS(PJRT_LoadedExecutable_Delete_Args, args);
+  if (e != NULL) return e;
+  Shared *doomed = forget_deleted(args->executable);
+  e = real->header.PJRT_LoadedExecutable_Delete(args);
+  destroy_shared(doomed);
+  return e;
+}
+
+static PJRT_Error *client_destroy(PJRT_Client_Destroy_Args *args) {
+  PJRT_Error *e = CHECK_ARGS(PJRT_Client_Destroy_Args, args);
+  if (e != NULL) return e;
+  forget_client(args->client);
+  return real->header.PJRT_Client_Destroy(args);
 }
 
 static PJRT_Error *executable_destroy(PJRT_Executable_Destroy_Args *args) {
@@ -870,7 +1083,7 @@ static PJRT_Error *relabel(Ordered *o, PJRT_Executable *executable) {
   size_t size[3] = {program.code_size, program.format_size, o->n * sizeof(int32_t)};
   if (e == NULL)
     e = call_python("shardy_convert.plugin.wrapper:relabel_program", &relabeller, 3, data, size, 1,
-                    &r);
+                    0, &r);
   free(code);
   if (e == NULL) {
     pthread_mutex_lock(&ordered_lock);
@@ -942,7 +1155,7 @@ static PJRT_Error *loaded_executable_get_device_assignment(
   const char *data[2] = {args->serialized_bytes, (const char *)o->order};
   size_t size[2] = {args->serialized_bytes_size, o->n * sizeof(int32_t)};
   e = call_python("shardy_convert.plugin.wrapper:caller_device_assignment", &reassign, 2, data,
-                  size, 1, &r);
+                  size, 1, 0, &r);
   release_order(o);
   if (args->serialized_device_assignment_deleter != NULL)
     args->serialized_device_assignment_deleter(args->serialized_device_assignment);
@@ -1005,6 +1218,8 @@ static int wrap(const PJRT_Api *theirs, const char *path) {
   api->header.PJRT_LoadedExecutable_AddressableDevices = loaded_executable_addressable_devices;
   api->header.PJRT_LoadedExecutable_GetExecutable = loaded_executable_get_executable;
   api->header.PJRT_LoadedExecutable_Destroy = loaded_executable_destroy;
+  api->header.PJRT_LoadedExecutable_Delete = loaded_executable_delete;
+  api->header.PJRT_Client_Destroy = client_destroy;
   api->header.PJRT_Executable_Destroy = executable_destroy;
   api->header.PJRT_Executable_OptimizedProgram = executable_optimized_program;
   if (REAL(header.PJRT_LoadedExecutable_GetDeviceAssignment) != NULL)
@@ -1060,6 +1275,7 @@ static void load(void) {
   } else {
     const PJRT_Api *theirs = plugin_api(dlopen(path, RTLD_NOW | RTLD_LOCAL), path);
     if (theirs != NULL && wrap(theirs, path)) {
+      read_capacity();
       loading = 0;
       return;
     }
