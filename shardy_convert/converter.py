@@ -226,7 +226,9 @@ def _convert(
                     _passed_through("it already carries Shardy shardings", "already Shardy")
                 return module
         else:
-            _warn_found(request, convert_module(mod, request, mentions=formats.mentions(module)))
+            found = convert_module(mod, request, mentions=formats.mentions(module))
+            _warn_found(request, found)
+            _record_placement(mod, found)
         return _same_type(formats.save(mod, emit, target_version, has_locations(module)), module)
 
 
@@ -425,9 +427,23 @@ def run_passes(module: str | bytes, passes: str | list[str] | pipeline.Pipeline)
     steps = pipeline.parse(passes) if isinstance(passes, (str, list)) else passes
     with new_context() as ctx:
         mod = formats.load(formats.check_type(module), ctx, program=False)
-        for name, found in pipeline.run(mod, steps).found:
-            warnings.warn(ShardyConvertNote(f"{name}: {found}"), stacklevel=2)
+        found = pipeline.run(mod, steps)
+        for name, result in found.found:
+            warnings.warn(ShardyConvertNote(f"{name}: {result}"), stacklevel=2)
+        _record_placement(mod, found)
         return _save_like(mod, module)
+
+
+def _record_placement(mod: ir.Module, found: pipeline.PipelineResult) -> None:
+    """A program single-device-program made one partition says no more where it runs: the
+    file written keeps its device (formats/device_order.py)."""
+    from .formats import device_order
+    from .passes.iota_mesh import DeviceOrder
+    from .passes.single_device_program import SingleDeviceProgramPass
+
+    for name, result in found.found:
+        if name == SingleDeviceProgramPass.NAME and isinstance(result, DeviceOrder):
+            device_order.write(mod.operation, result.order)
 
 
 def convert_module(

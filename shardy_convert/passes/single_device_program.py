@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..errors import NoShardyFormError
+from ..formats import device_order
 from ..ir import compat
 from ..ir.analyses import Analyses
 from ..ir.bindings import ir, sdy
@@ -19,10 +20,6 @@ from ..sharding.sdy import Mesh
 from .iota_mesh import STABLEHLO_MESH, DeviceOrder
 
 EMPTY_MESH = "empty_mesh"
-#: Module attribute of the output holding the device assignment it compiles with (device k):
-#: the file's record of where the program runs (`check` compiles it there; the plugin path
-#: moves it into the compile options).
-DEVICE_ORDER = "shardy_convert.device_order"
 NUM_PARTITIONS = "mhlo.num_partitions"
 
 
@@ -32,10 +29,10 @@ class SingleDeviceProgramPass:
     (0.11.2 on, `compat.single_device_arguments_refused`), or `always`: a program whose every
     sharding is on the maximal mesh `<[], device_ids=[k]>` of one device k becomes what JAX
     lowers a single-device placement to: `sdy.mesh @empty_mesh = <[]>`, each sharding closed
-    replicated on it, `mhlo.num_partitions = 1` (where the module says a count), and k in
-    `shardy_convert.device_order` (the device assignment it compiles with). A single-device
-    sharding on an argument or result of a program that places other values elsewhere has no
-    such form: a NoShardyFormError."""
+    replicated on it, `mhlo.num_partitions = 1` (where the module says a count); k is returned
+    as the `DeviceOrder` to compile with (a file written records it: formats/device_order.py).
+    A single-device sharding on an argument or result of a program that places other values
+    elsewhere has no such form: a NoShardyFormError."""
 
     NAME: ClassVar[str] = "single-device-program"
     always: bool = False
@@ -50,11 +47,11 @@ class SingleDeviceProgramPass:
             return None
         device = next(iter(single.values()))
         with module.context:
-            _rewrite(module, meshes[0], device)
+            _rewrite(module, meshes[0])
         return DeviceOrder((device,))
 
 
-def _rewrite(module: ir.Operation, mesh_op, device: int) -> None:
+def _rewrite(module: ir.Operation, mesh_op) -> None:
     """Every sharding of the module (on the one maximal mesh) closed replicated on the empty
     mesh that `mesh_op` becomes; the device leaves for the device assignment."""
     mesh_op = mesh_op.operation
@@ -69,21 +66,21 @@ def _rewrite(module: ir.Operation, mesh_op, device: int) -> None:
             _rewrite_op(op)
     if NUM_PARTITIONS in module.attributes:  # a module that says no count still says none
         module.attributes[NUM_PARTITIONS] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1)
-    module.attributes[DEVICE_ORDER] = ir.DenseI64ArrayAttr.get([device])
 
 
 def one_partition_as_placed(module: ir.Operation, meshes: dict[str, Mesh]) -> dict[str, Mesh]:
     """For export: `meshes` with the empty mesh of this pass's form (one partition, device k
-    in `shardy_convert.device_order`) as the single-device mesh of k, so every value on it
-    exports as GSPMD's `{maximal device=k}`; the module's count becomes k + 1 (device k of a
-    count it no longer knows) and the order attribute goes. Other modules: `meshes` as given."""
+    recorded in the file: formats/device_order.py) as the single-device mesh of k, so every
+    value on it exports as GSPMD's `{maximal device=k}`; the module's count becomes k + 1
+    (device k of a count it no longer knows) and the record goes. Other modules: `meshes` as
+    given."""
     attrs = module.attributes
-    if DEVICE_ORDER not in attrs or any(m.axes or m.device_ids for m in meshes.values()):
+    if any(m.axes or m.device_ids for m in meshes.values()):
         return meshes
-    order = list(ir.DenseI64ArrayAttr(attrs[DEVICE_ORDER]))
-    if len(order) != 1:
+    order = device_order.read(module)
+    if order is None or len(order) != 1:
         return meshes
-    del attrs[DEVICE_ORDER]
+    device_order.take(module)
     if NUM_PARTITIONS in attrs:
         attrs[NUM_PARTITIONS] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), order[0] + 1)
     return {name: Mesh((), (order[0],)) for name in meshes}

@@ -215,7 +215,6 @@ def _to_shardy(
     from ..passes import pipeline
     from ..passes.import_shardings import ImportShardingsPass, MeshChoice
     from ..passes.iota_mesh import DeviceOrder
-    from ..passes.single_device_program import DEVICE_ORDER
 
     if is_shardy(mod.operation):
         return None, replace(report, shardy=True)
@@ -241,10 +240,9 @@ def _to_shardy(
 
         boundary = found.of(Outcome)
     order = pipeline.run(mod, pipeline.build(["iota-mesh"]), verify_each=False).of(DeviceOrder)
-    single = found.of(DeviceOrder)  # single-device-program: one partition on device k
-    if single is not None:  # the device goes to the options, as iota-mesh's order does
-        del mod.operation.attributes[DEVICE_ORDER]
-        order = order or single
+    # single-device-program's one partition on device k: k goes to the options, as
+    # iota-mesh's order does
+    order = order or found.of(DeviceOrder)
     report = replace(report, mesh=_mesh_text(mod), choice=found.of(MeshChoice), boundary=boundary)
     return (None if order is None else order.order), report
 

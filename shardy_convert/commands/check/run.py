@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from ...converter import ConvertRequest, before_import, is_shardy
 from ...errors import InternalError, ShardyConvertError, ShardyConvertWarning, naming_flag, place
-from ...formats import dump, hlo
+from ...formats import device_order, dump, hlo
 from ...formats import module as formats
 from ...formats.meshes import for_input
 from ...ir.bindings import ir
@@ -28,7 +28,7 @@ from ...passes.import_shardings import ImportShardingsPass
 from ...passes.match_gspmd_boundary import MatchGspmdBoundaryPass
 from ..batch import STDIN, expand, read_input
 from .compare import Given, Report, compare
-from .signature import DEVICE_ORDER, main_signature
+from .signature import main_signature
 from .summary import cost_excess
 from .verdict import Evidence, Verdict, verdict
 
@@ -304,8 +304,9 @@ def device_count(text: str | bytes, fallback: int | None = None) -> int:
         meshes = read_meshes(module).values()
         for mesh in meshes:
             counts += [mesh.size, max(mesh.device_ids or (-1,)) + 1]
-        if DEVICE_ORDER in module.attributes:  # the devices it compiles on (one: device k)
-            counts.append(max(ir.DenseI64ArrayAttr(module.attributes[DEVICE_ORDER])) + 1)
+        order = device_order.read(module)  # the devices it compiles on (one: device k)
+        if order:
+            counts.append(max(order) + 1)
         said = "mhlo.num_partitions" in module.attributes or any(m.axes for m in meshes)
         if fallback and not said:
             counts.append(fallback)

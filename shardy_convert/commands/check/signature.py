@@ -14,13 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ShardyConvertError
+from ...formats import device_order
 from ...ir.bindings import ir
 from ...ir.parse import new_context, parse_module
 from ...ir.walker import func_name, funcs
-
-# passes/iota_mesh.DEVICE_ORDER (commands/ may not import passes/): the module attribute that
-# carries the device assignment a converted program compiles with.
-DEVICE_ORDER = "shardy_convert.device_order"
 
 # MLIR element type -> numpy dtype name (numpy's own, or ml_dtypes' for the narrow floats and
 # sub-byte integers). Complex types are spelled `complex<f32>`.
@@ -109,8 +106,7 @@ def main_signature(text: str | bytes) -> Signature:
         annotated = frozenset(
             k for k, d in enumerate(_result_attrs(main)) if {"mhlo.sharding", "sdy.sharding"} & d
         )
-        attrs = module.operation.attributes
-        order = tuple(ir.DenseI64ArrayAttr(attrs[DEVICE_ORDER])) if DEVICE_ORDER in attrs else None
+        order = device_order.read(module.operation)
         args = [_shape(t) for t in ftype.inputs]
         results = [_shape(t) for t in ftype.results]
         return Signature(
