@@ -110,7 +110,7 @@ def check(
     them and what each compiled (collectives, memory, FLOPs, boundary shardings)."""
     check_mesh_options(mesh, mesh_file)
     _see_xla_warnings()
-    from ..commands.check import check_inputs
+    from ..commands.check import CheckRequest, check_inputs
     from ..commands.check.compare import Given
     from ..commands.check.render_json import report_json
     from ..commands.check.render_text import graph_text, summary_text
@@ -118,14 +118,22 @@ def check(
 
     checks = []
     with _status() as status:
-        options = {"devices": devices, "mesh": mesh, "meshes": mesh_file, "reference": reference}
-        options["match_gspmd_boundary"] = match_gspmd_boundary
-        options["match_gspmd_propagation"] = match_gspmd_propagation
-        options["pad_uneven"] = pad_uneven
-        options |= {"max_cost_ratio": max_cost_ratio, "progress": status}
         arrays, file = values or (None, "")
-        options["given"] = Given(arrays, file, reproducer=reproducer, suggest=suggest)
-        for graph in check_inputs(inputs, **options):
+        convert = CheckRequest.conversion(
+            mesh,
+            mesh_file,
+            pad_uneven=pad_uneven,
+            match_gspmd_boundary=match_gspmd_boundary,
+            match_gspmd_propagation=match_gspmd_propagation,
+        )
+        request = CheckRequest(
+            convert,
+            devices=devices,
+            reference=reference,
+            max_cost_ratio=max_cost_ratio,
+            given=Given(arrays, file, reproducer=reproducer, suggest=suggest),
+        )
+        for graph in check_inputs(inputs, request, progress=status):
             status.clear()
             checks.append(graph)
             if fmt == "text" and graph.error is None:

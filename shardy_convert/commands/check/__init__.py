@@ -42,13 +42,14 @@ from .compare import Report, compare, compare_compiled, compare_programs
 from .compiled import Compiled, compile_module, execute
 from .cost import Collectives, Cost, program_cost
 from .draws import random_inputs
-from .run import GraphCheck, check_inputs, device_count
+from .run import CheckRequest, GraphCheck, check_inputs, device_count
 from .signature import Signature, main_signature
 from .values import Agreement, agreement, tolerance
 from .verdict import Verdict
 
 __all__ = [
     "Agreement",
+    "CheckRequest",
     "Collectives",
     "Compiled",
     "Cost",

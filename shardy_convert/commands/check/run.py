@@ -24,6 +24,7 @@ from ...formats.meshes import for_input
 from ...ir.bindings import ir
 from ...ir.parse import new_context, parse_module, print_module
 from ...ir.sdy_attrs import read_meshes
+from ...passes import pipeline
 from ...passes.import_shardings import ImportShardingsPass
 from ...passes.match_gspmd_boundary import MatchGspmdBoundaryPass
 from ..batch import STDIN, expand, read_input
@@ -143,63 +144,74 @@ def _reproduce(directory: str, where: str, report: Report) -> None:
     report.notes.append(f"reproducer written to {written.path}")
 
 
+@dataclass(frozen=True)
+class CheckRequest:
+    """What one `check` of a batch is asked, built once by its caller (the command line):
+    `convert`, the one conversion request (its importer's mesh or mesh file, GSPMD's boundary
+    and propagation pinned where asked, validated; its `before` passes as `before_import`
+    makes them); `devices` (`--devices`) where nothing in a graph or its dump says a count;
+    `reference`: compare both programs with the program run unpartitioned on one device;
+    with `max_cost_ratio`, a graph whose Shardy program costs more than that many times
+    GSPMD's (collective bytes or temp memory) fails; `given`: the user's test values and
+    reproducer directory. A `before` pass that keeps the program GSPMD's and changes its
+    buffers (pad-uneven) runs on the original first, so that both programs compared take the
+    same per-device buffers."""
+
+    convert: ConvertRequest = field(default_factory=lambda: ConvertRequest(validate=True))
+    devices: int | None = None
+    reference: bool = True
+    max_cost_ratio: float | None = None
+    given: Given | None = None
+
+    @staticmethod
+    def conversion(
+        mesh: tuple[tuple[str, int], ...] | None = None,
+        meshes: tuple | None = None,
+        *,
+        pad_uneven: bool = False,
+        match_gspmd_boundary: bool = False,
+        match_gspmd_propagation: bool = False,
+    ) -> ConvertRequest:
+        """The conversion request of a check: `mesh` or `meshes` (a mesh file's; each input's
+        own are found beside it), validated as the command line does, its `before` passes
+        those of `before_import`."""
+        before = before_import(
+            pad_uneven=pad_uneven,
+            match_gspmd_boundary=match_gspmd_boundary,
+            match_gspmd_propagation=match_gspmd_propagation,
+        )
+        return ConvertRequest(ImportShardingsPass(mesh=mesh, meshes=meshes), before, validate=True)
+
+
 def check_inputs(
     inputs: Sequence[str],
-    *,
-    devices: int | None = None,
-    mesh: tuple[tuple[str, int], ...] | None = None,
-    meshes: tuple | None = None,
-    reference: bool = True,
-    match_gspmd_boundary: bool = False,
-    match_gspmd_propagation: bool = False,
-    max_cost_ratio: float | None = None,
+    request: CheckRequest = CheckRequest(),
     progress: Callable[[str], None] | None = None,
-    given: Given | None = None,
-    pad_uneven: bool = False,
 ) -> Iterator[GraphCheck]:
-    """Checks every graph of every input, in order (see the module docstring). Without
-    `mesh`, graphs are converted on `meshes` (a mesh file's) or those of the mesh file beside
-    each input (formats/meshes.py). With `max_cost_ratio`, a graph whose Shardy program costs
-    more than that many times GSPMD's (collective bytes or temp memory) fails. `progress`
-    hears what is being done; `given`: the user's test values and reproducer directory. With
-    `pad_uneven`, each graph's uneven shardings take GSPMD's padded shape first
-    (passes/pad_uneven.py), in the original GSPMD program too: the two programs compared then
-    take the same per-device buffers. With `match_gspmd_propagation`, each graph is converted
-    with GSPMD's decisions pinned (passes/match_gspmd_propagation.py): the report shows the
-    program the pins give."""
+    """Checks every graph of every input, in order (see the module docstring), as `request`
+    asks. `progress` hears what is being done. With match-gspmd-propagation in the request,
+    each graph is converted with GSPMD's decisions pinned (passes/match_gspmd_propagation.py):
+    the report shows the program the pins give."""
     say = progress or (lambda message: None)
     items = expand(inputs)  # before stdin is read: a usage error reads nothing
     stdin = read_input(STDIN) if STDIN in inputs else b""
 
-    request = _request(mesh, meshes, match_gspmd_boundary, match_gspmd_propagation)
     graphs = []
     for item in items:
         say(f"converting {item.name}")
         data = stdin if item.name == STDIN else None
-        graphs += _prepare(item.name, data, devices, request, pad_uneven)
+        graphs += _prepare(item.name, data, request.devices, request.convert)
     for k, graph in enumerate(graphs, 1):
         if graph.outcome is None:
             say(f"[{k}/{len(graphs)}] compiling {graph.where}")
-        outcome = graph.finish(reference, given)
-        if max_cost_ratio is not None:
-            outcome.excess = cost_excess(outcome.report, max_cost_ratio)
+        outcome = graph.finish(request.reference, request.given)
+        if request.max_cost_ratio is not None:
+            outcome.excess = cost_excess(outcome.report, request.max_cost_ratio)
         yield outcome
 
 
-def _request(mesh, meshes, boundary: bool, propagation: bool) -> ConvertRequest:
-    """The one conversion request of a batch: `--mesh` or the mesh file's meshes (each input's
-    are given in `_prepare`), GSPMD's boundary and propagation pinned where asked, the result
-    validated as the command line does."""
-    before = before_import(match_gspmd_boundary=boundary, match_gspmd_propagation=propagation)
-    return ConvertRequest(ImportShardingsPass(mesh=mesh, meshes=meshes), before, validate=True)
-
-
 def _prepare(
-    name: str,
-    data: bytes | None,
-    devices: int | None,
-    request: ConvertRequest,
-    pad: bool = False,
+    name: str, data: bytes | None, devices: int | None, request: ConvertRequest
 ) -> list[_Graph]:
     try:
         source = dump.read(_text(read_input(name) if data is None else data), name)
@@ -212,7 +224,7 @@ def _prepare(
     # One loop for every command: errors and warnings come back located in the input.
     results = dump.for_each_graph(
         source,
-        lambda g: _convert(_Graph(name, g.index, first_line=g.first_line), g, ours, pad),
+        lambda g: _convert(_Graph(name, g.index, first_line=g.first_line), g, ours),
         name,
     )
     return [
@@ -230,7 +242,7 @@ def _text(data: bytes) -> str | bytes:
         return print_module(formats.load(data, ctx), "text", locations=True)
 
 
-def _convert(graph: _Graph, source: dump.Graph, request: ConvertRequest, pad: bool) -> _Graph:
+def _convert(graph: _Graph, source: dump.Graph, request: ConvertRequest) -> _Graph:
     """`graph` with its two modules, or "already Shardy". Raises ShardyConvertError (a bug of
     ours as an InternalError) for `for_each_graph` to locate."""
 
@@ -238,7 +250,7 @@ def _convert(graph: _Graph, source: dump.Graph, request: ConvertRequest, pad: bo
         if _is_shardy(source.text):
             graph.outcome = GraphCheck(graph.file, graph.index)
             return graph
-        original = _padded(source.text) if pad else source.text
+        original, request = _buffers_as_gspmd(source.text, request)
         if request.runs(MatchGspmdBoundaryPass.NAME):
             # GSPMD's boundary as check compiles the original: propagation to the unannotated
             # results only (signature.propagate_to_output)
@@ -272,14 +284,22 @@ def _quietly(convert_: Callable[[str], str | bytes]) -> Callable[[str], str | by
     return run
 
 
-def _padded(text: str | bytes) -> str:
-    """The GSPMD program with pad-uneven applied (still GSPMD: the same per-device buffers)."""
-    from ...passes import pipeline
+def _buffers_as_gspmd(
+    text: str | bytes, request: ConvertRequest
+) -> tuple[str | bytes, ConvertRequest]:
+    """The GSPMD program both sides compile, and the request that converts it: the request's
+    pad-uneven (if any) runs here, on the original, which stays GSPMD with GSPMD's padded
+    buffers; the other `before` passes stay in the request."""
+    from ...passes.pad_uneven import PadUnevenPass
 
+    pads = tuple(p for p in request.before if isinstance(p, PadUnevenPass))
+    if not pads:
+        return text, request
+    rest = tuple(p for p in request.before if not isinstance(p, PadUnevenPass))
     with new_context() as ctx:
         module = parse_module(text, ctx)
-        pipeline.run(module, pipeline.build(["pad-uneven"]))
-        return print_module(module, "text", locations=True)
+        pipeline.run(module, pads)
+        return print_module(module, "text", locations=True), replace(request, before=rest)
 
 
 def _is_shardy(text: str | bytes) -> bool:
