@@ -70,10 +70,10 @@ def library_path() -> str:
     )
 
 
-def environment(plugin: str, **settings) -> dict:
-    """The environment variables that make the wrapper wrap `plugin` with `settings` (those of
-    `Settings`: on_error, emit, match_gspmd_boundary, boundary_cache, mesh_names, dump_dir)."""
-    return Settings(plugin=plugin, **settings).to_env()
+def environment(plugin: str, settings: Settings | None = None) -> dict:
+    """The environment variables that make the wrapper wrap `plugin` with `settings` (on_error,
+    emit, match_gspmd_boundary, boundary_cache, mesh_names, dump_dir: see settings.py)."""
+    return replace(settings or Settings(), plugin=plugin).to_env()
 
 
 @dataclass
@@ -210,12 +210,12 @@ def session() -> Session:
         return _session
 
 
-def configure(**settings) -> Session:
-    """Replaces the process's session (fresh cache and counters) with one for
-    `Settings(**settings)` (on_error, emit, match_gspmd_boundary, boundary_cache, mesh_names,
-    dump_dir: see settings.py). `dump_dir` (default: $SHARDY_CONVERT_DUMP_DIR) is where each
-    distinct program is written (dump_dir.py); ShardyConvertError if it cannot be made."""
-    return use_session(new_session(Settings(**settings)))
+def configure(settings: Settings | None = None) -> Session:
+    """Replaces the process's session (fresh cache and counters) with one for `settings`
+    (on_error, emit, match_gspmd_boundary, boundary_cache, mesh_names, dump_dir: see
+    settings.py). `dump_dir` (default: $SHARDY_CONVERT_DUMP_DIR) is where each distinct
+    program is written (dump_dir.py); ShardyConvertError if it cannot be made."""
+    return use_session(new_session(settings or Settings()))
 
 
 def new_session(settings: Settings) -> Session:

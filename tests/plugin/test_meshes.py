@@ -110,7 +110,7 @@ def index(path) -> list[dict]:
 
 def test_the_dump_directory_holds_what_the_plugin_compiled(recorder, tmp_path):
     out = tmp_path / "dump"
-    session = wrapper.configure(dump_dir=out)
+    session = wrapper.configure(Settings(dump_dir=out))
     recorder.add(Mesh(CUSTOM_IDS, (2, 4), ("data", "model")))
     sent = session.compile(portable(CUSTOM), b"mlir", jaxlib_options(8))
     session.compile(portable(CUSTOM), b"mlir", jaxlib_options(8))  # the same program
@@ -140,7 +140,7 @@ def test_the_dump_names_programs_by_torch_xlas_graph_hash(recorder, tmp_path, mo
     torch_dump = tmp_path / "run.txt"
     (tmp_path / "run.txt.0").write_text((TESTDATA / "torch_xla" / "matmul_2x4.dump").read_text())
     monkeypatch.setenv("XLA_SAVE_TENSORS_FILE", str(torch_dump))
-    session = wrapper.configure(dump_dir=tmp_path / "dump")
+    session = wrapper.configure(Settings(dump_dir=tmp_path / "dump"))
     # torch_xla compiles a graph as SyncTensorsGraph.N (its dumps print IrToHlo.N)
     program = MATMUL.replace("module @IrToHlo.", "module @SyncTensorsGraph.", 1)
     session.compile(portable(program), b"mlir", jaxlib_options(8))
@@ -152,7 +152,7 @@ def test_the_dump_names_programs_by_torch_xlas_graph_hash(recorder, tmp_path, mo
 
 
 def test_failed_and_passed_through_programs_are_in_the_index(recorder, tmp_path):
-    session = wrapper.configure(dump_dir=tmp_path, on_error="raise")
+    session = wrapper.configure(Settings(dump_dir=tmp_path, on_error="raise"))
     with pytest.raises(ShardyConvertError):
         session.compile(portable(ESCAPE), b"mlir", jaxlib_options(8))
     (failed,) = index(tmp_path)
@@ -161,7 +161,7 @@ def test_failed_and_passed_through_programs_are_in_the_index(recorder, tmp_path)
     assert (tmp_path / failed["mlirbc"]).read_bytes() == portable(ESCAPE)
     assert failed["mlir"] == "-"
     other = tmp_path / "other"
-    session = wrapper.configure(dump_dir=other, on_error="passthrough")
+    session = wrapper.configure(Settings(dump_dir=other, on_error="passthrough"))
     sent = session.compile(portable(ESCAPE), b"mlir", jaxlib_options(8))
     (passed,) = index(other)
     assert passed["mesh_from"] == "gspmd"
@@ -172,7 +172,7 @@ def test_failed_and_passed_through_programs_are_in_the_index(recorder, tmp_path)
 def test_a_dump_directory_that_cannot_be_made_is_an_error(tmp_path):
     (tmp_path / "file").write_text("")
     with pytest.raises(ShardyConvertError, match="cannot write the dump directory"):
-        wrapper.configure(dump_dir=tmp_path / "file" / "dump")
+        wrapper.configure(Settings(dump_dir=tmp_path / "file" / "dump"))
 
 
 @pytest.fixture(autouse=True)
