@@ -27,7 +27,7 @@ from .ir.parse import has_locations, new_context
 from .ir.pipeline import run_pipeline
 from .ir.sdy_attrs import has_meshes, is_shardy
 from .ir.walker import Mentions
-from .options import parse_device_ids, parse_mesh
+from .options import cache_dir, parse_device_ids, parse_mesh
 from .passes import pipeline
 from .passes.import_shardings import ImportShardingsPass, MeshChoice
 from .passes.pipeline import import_round_trip
@@ -271,7 +271,7 @@ def before_import(
     if boundary or propagation:
         from .passes.match_gspmd_boundary import MatchGspmdBoundaryPass
 
-        steps += (MatchGspmdBoundaryPass(boundary_cache=_cache_dir(cache)),)
+        steps += (MatchGspmdBoundaryPass(boundary_cache=cache_dir(cache)),)
     if propagation:
         from .passes.match_gspmd_propagation import MatchGspmdPropagationPass
 
@@ -339,16 +339,6 @@ def _same_type(result: str | bytes, original: str | bytes) -> str | bytes:
     asked of bytecode or a portable artifact is `str`)."""
     text_bytes = isinstance(original, bytes) and formats.detect(original) == "text"
     return result.encode() if text_bytes and isinstance(result, str) else result
-
-
-def _cache_dir(value: str | os.PathLike | bool | None) -> str | None:
-    """boundary_cache.cache_dir(value), that module (and XLA's client) imported only when a
-    cache is asked for (cold start)."""
-    if value is None or value is False:
-        return None
-    from .formats.boundary_cache import cache_dir
-
-    return cache_dir(value)
 
 
 def _flags(value: bool | Sequence[bool]) -> bool | tuple[bool, ...]:

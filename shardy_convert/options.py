@@ -1,12 +1,15 @@
 """Option values checked before any MLIR is read: the mesh a user names (`parse_mesh`), a
-device order, and XLA's rule for its propagation flags. The options themselves are the fields
+device order, XLA's rule for its propagation flags, and the directory an on-disk cache option
+names (`cache_dir`). The options themselves are the fields
 of the passes that take them (passes/). A leaf: it imports only `errors`, so the CLI and the
 pipeline-text parser can check values without jaxlib."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 from .errors import ShardyConvertError, clip
 
@@ -89,3 +92,17 @@ def _check_mesh_axis(mesh: str, part: str) -> tuple[str, int]:
             f"{MAX_DEVICES}"
         )
     return name, int(size)
+
+
+def user_cache_dir() -> Path:
+    """Where an on-disk cache goes when the caller asks for one without naming it."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "shardy-convert" / "gspmd-boundary"
+
+
+def cache_dir(value: str | os.PathLike | bool | None) -> str | None:
+    """The directory an on-disk cache option names: None or False none, True the user's
+    cache dir, else the path given."""
+    if value is None or value is False:
+        return None
+    return str(user_cache_dir()) if value is True else os.fspath(value)

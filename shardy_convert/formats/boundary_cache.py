@@ -47,20 +47,6 @@ class Boundary:
     cached: bool = False
 
 
-def user_cache_dir() -> Path:
-    """Where an on-disk cache goes when the caller asks for one without naming it."""
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "shardy-convert" / "gspmd-boundary"
-
-
-def cache_dir(value: str | os.PathLike | bool | None) -> str | None:
-    """The directory an on-disk cache option names: None or False none, True the user's
-    cache dir, else the path given."""
-    if value is None or value is False:
-        return None
-    return str(user_cache_dir()) if value is True else os.fspath(value)
-
-
 def gspmd_boundary(
     program: bytes | str,
     num_devices: int,

@@ -23,6 +23,7 @@ as it is.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 # An alias defined with a bare location: the pretty form (the ordinary form writes `loc(`).
 _PRETTY = re.compile(r"^#loc\d* = (?!loc\()", re.M)
@@ -99,8 +100,8 @@ def _location(text: str) -> str:
     return "unknown"  # a form this reader does not know: no location, never a wrong one
 
 
-def _top_level(text: str, word: str) -> int | None:
-    """Where `word` first stands outside quotes and brackets in `text`, None if nowhere."""
+def _outside(text: str) -> Iterator[int]:
+    """The positions of `text` that stand outside quotes and brackets."""
     depth, quoted = 0, False
     for k, ch in enumerate(text):
         if ch == '"' and (k == 0 or text[k - 1] != "\\"):
@@ -109,23 +110,17 @@ def _top_level(text: str, word: str) -> int | None:
             depth += 1
         elif not quoted and ch in ")]":
             depth -= 1
-        elif not quoted and depth == 0 and text.startswith(word, k):
-            return k
-    return None
+        elif not quoted and depth == 0:
+            yield k
+
+
+def _top_level(text: str, word: str) -> int | None:
+    """Where `word` first stands outside quotes and brackets in `text`, None if nowhere."""
+    return next((k for k in _outside(text) if text.startswith(word, k)), None)
 
 
 def _split(text: str) -> list[str]:
     """A fused location's parts: split at its top-level commas."""
-    parts, depth, quoted, start = [], 0, False, 0
-    for k, ch in enumerate(text):
-        if ch == '"' and (k == 0 or text[k - 1] != "\\"):
-            quoted = not quoted
-        elif not quoted and ch in "([":
-            depth += 1
-        elif not quoted and ch in ")]":
-            depth -= 1
-        elif not quoted and depth == 0 and ch == ",":
-            parts.append(text[start:k])
-            start = k + 1
-    parts.append(text[start:])
+    cuts = [k for k in _outside(text) if text[k] == ","]
+    parts = [text[a + 1 : b] for a, b in zip([-1, *cuts], [*cuts, len(text)])]
     return [p for p in parts if p.strip()]

@@ -3,7 +3,7 @@ import's tools); every walk goes through `compat.walk`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from . import compat
 from .bindings import ir
@@ -50,3 +50,26 @@ def _remap(root: ir.Operation, mapping: dict) -> None:
         return ir.WalkResult.ADVANCE
 
     compat.walk(root, visit, ir.WalkOrder.PRE_ORDER)
+
+
+def sharding_call(
+    value: ir.Value, attributes: Mapping[str, ir.Attribute], *, loc: ir.Location, ip
+) -> ir.Operation:
+    """`stablehlo.custom_call @Sharding(value)`, GSPMD's sharding constraint, made at `ip`
+    with `attributes` (its `mhlo.sharding`, and a `backend_config` where the caller writes
+    one, as torch_xla does)."""
+    return ir.Operation.create(
+        "stablehlo.custom_call",
+        results=[value.type],
+        operands=[value],
+        attributes={"call_target_name": ir.StringAttr.get("Sharding"), **attributes},
+        loc=loc,
+        ip=ip,
+    )
+
+
+def reroute_uses(value: ir.Value, to: ir.Operation | ir.OpView) -> None:
+    """Every use of `value` except `to`'s own reads `to`'s first result instead."""
+    for use in list(value.uses):
+        if use.owner != to:
+            use.owner.operands[use.operand_number] = to.result

@@ -13,6 +13,7 @@ from ..formats.propagation_diff import Comparison, Divergence, compare
 from ..ir.analyses import Analyses
 from ..ir.bindings import ir
 from ..ir.op_tags import NoOpTags, TaggedOp, ops_in_order, tag_ops
+from ..ir.ops import reroute_uses, sharding_call
 from ..ir.pipeline import run_pipeline
 from ..ir.walker import SHARDING
 from ..sharding import Kind, SubgroupType, normalize, parse
@@ -315,22 +316,10 @@ def _pin(op: ir.Operation, pin: Pin, *, tagged: bool) -> ir.Operation:
     pinned value. In the tagged copy the call is named apart, so XLA's view of it is no op's."""
     value, sharding = op.results[pin.result], pin.sharding
     loc = ir.Location.name(_PIN_NAME, childLoc=op.location) if tagged else op.location
-    call = ir.Operation.create(
-        "stablehlo.custom_call",
-        results=[value.type],
-        operands=[value],
-        attributes={
-            "call_target_name": ir.StringAttr.get("Sharding"),
-            "backend_config": ir.StringAttr.get(""),
-            SHARDING: ir.StringAttr.get(sharding),
-        },
-        loc=loc,
-        ip=ir.InsertionPoint(op),
-    )
+    attributes = {"backend_config": ir.StringAttr.get(""), SHARDING: ir.StringAttr.get(sharding)}
+    call = sharding_call(value, attributes, loc=loc, ip=ir.InsertionPoint(op))
     call.move_after(op)  # made before `op` (InsertionPoint.after is not on every release)
-    for use in list(value.uses):
-        if use.owner != call:
-            use.owner.operands[use.operand_number] = call.result
+    reroute_uses(value, call)
     return call
 
 

@@ -17,6 +17,7 @@ from ..errors import ModuleError
 from ..ir.analyses import Analyses
 from ..ir.bindings import ir
 from ..ir.manual_regions import FULL_TO_SHARD, SHARD_TO_FULL
+from ..ir.ops import reroute_uses, sharding_call
 from ..ir.value_attrs import edited
 from ..ir.walker import SHARDING, Site, call_target, func_name, sites
 from ..sharding import HloSharding, Kind
@@ -132,9 +133,7 @@ def _pad_main_value(site: Site, padded: tuple[int, ...], edits: dict) -> None:
         arg.set_type(_tensor(padded, logical))
         ops = block.operations
         sliced = _slice(arg, logical, ir.InsertionPoint(ops[0]), func.location)
-        for use in list(arg.uses):
-            if use.owner != sliced:
-                use.owner.operands[use.operand_number] = sliced.result
+        reroute_uses(arg, sliced)
         inputs[site.index] = arg.type
     else:
         ret = block.operations[len(block.operations) - 1].operation
@@ -215,21 +214,9 @@ def _as_custom_call(site: Site, edits: dict) -> ir.Operation:
         ret = block.operations[len(block.operations) - 1].operation
         value = ret.operands[site.index]
         ip = ir.InsertionPoint(ret)
-    call = ir.Operation.create(
-        "stablehlo.custom_call",
-        results=[value.type],
-        operands=[value],
-        attributes={
-            "call_target_name": ir.StringAttr.get("Sharding"),
-            SHARDING: text,
-        },
-        loc=func.location,
-        ip=ip,
-    )
+    call = sharding_call(value, {SHARDING: text}, loc=func.location, ip=ip)
     if site.kind == "arg":
-        for use in list(value.uses):
-            if use.owner != call:
-                use.owner.operands[use.operand_number] = call.result
+        reroute_uses(value, call)
     else:
         ret.operands[site.index] = call.result
     return call

@@ -26,10 +26,9 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..errors import ShardingValueError, ShardyConvertError, UsageError, clip, plural
+from ..errors import ShardingValueError, UsageError, clip, plural
 from ..formats import meshes as mesh_file
 from ..formats.audit import AuditReport, TensorRow
-from ..sharding import HloSharding, parse
 from ..sharding.mesh_fit import UserMesh
 from ..sharding.partition_spec import Spec, spec_on
 from . import audit_rules, mesh_recorder, registration
@@ -193,7 +192,7 @@ def _spec(
 ) -> tuple[Spec | None, UserMesh | None]:
     """`hlo` as a spec on the first of `meshes` it reads on without sub-axes, else on the
     first it reads on at all; (None, None) when it reads on none (or is None)."""
-    sharding = _parsed(hlo)
+    sharding = audit_rules.sharding_or_none(hlo)
     if sharding is None:
         return None, None
     if sharding.is_replicated:
@@ -208,15 +207,6 @@ def _spec(
     if not fitting:
         return None, None
     return (whole or fitting)[0]
-
-
-def _parsed(hlo: str | None) -> HloSharding | None:
-    if hlo is None:
-        return None
-    try:
-        return parse(hlo)
-    except ShardyConvertError:
-        return None
 
 
 def _runtime() -> str:

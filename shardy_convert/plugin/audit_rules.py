@@ -110,7 +110,7 @@ def _suggested(row: TensorRow, policy: Policy) -> Spec:
 
 
 def _small_sharded(row: TensorRow, context: _Context) -> str | None:
-    sharding = _parsed(row.compiled)
+    sharding = sharding_or_none(row.compiled)
     limit = context.policy.small_tensor_bytes
     if sharding is None or row.bytes >= limit or _shards(sharding) < 2:
         return None
@@ -123,7 +123,7 @@ def _small_sharded(row: TensorRow, context: _Context) -> str | None:
 
 
 def _mark_not_compiled(row: TensorRow, context: _Context) -> str | None:
-    marked, held = _parsed(row.marked), _parsed(row.compiled)
+    marked, held = sharding_or_none(row.marked), sharding_or_none(row.compiled)
     if marked is None or held is None or _same(marked, held):
         return None
     mark = _spec_text(row.marked_spec, row.marked)
@@ -140,7 +140,7 @@ def _state_unlike(row: TensorRow, context: _Context) -> str | None:
     parameter = context.rows.get(row.parameter or "")
     if parameter is None or parameter.shape != row.shape:
         return None
-    mine, theirs = _parsed(row.compiled), _parsed(parameter.compiled)
+    mine, theirs = sharding_or_none(row.compiled), sharding_or_none(parameter.compiled)
     if mine is None or theirs is None or _same(mine, theirs):
         return None
     wanted = _spec_text(parameter.compiled_spec, parameter.compiled)
@@ -156,7 +156,7 @@ def _state_unlike(row: TensorRow, context: _Context) -> str | None:
 def _foreign_mesh(row: TensorRow, context: _Context) -> str | None:
     seen = (("holds", row.compiled, row.compiled_spec), ("was marked", row.marked, row.marked_spec))
     for what, hlo, spec in seen:
-        sharding = _parsed(hlo)
+        sharding = sharding_or_none(hlo)
         if sharding is not None and spec is None and not sharding.is_replicated:
             made = "; ".join(context.meshes) or "none recorded"
             return (
@@ -195,7 +195,7 @@ _CHECKS: dict[str, Callable[[TensorRow, _Context], str | None]] = {
 # --- helpers ----------------------------------------------------------------------------------
 
 
-def _parsed(hlo: str | None) -> HloSharding | None:
+def sharding_or_none(hlo: str | None) -> HloSharding | None:
     """The sharding of an HLO string; None for none, or for a string our parser refuses
     (torch_xla printed it, so that is not the user's problem to report here)."""
     if hlo is None:

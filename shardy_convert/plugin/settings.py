@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from ..errors import UsageError, check_choice
+from ..options import cache_dir
 from .cache import POLICIES
 
 ENV_PLUGIN = "SHARDY_CONVERT_PLUGIN"
@@ -93,7 +94,7 @@ class Settings:
         normal = {
             "plugin": _path(self.plugin),
             "emit": self.emit or "portable",
-            "boundary_cache": _cache_dir(self.boundary_cache),
+            "boundary_cache": cache_dir(self.boundary_cache),
             "dump_dir": _path(self.dump_dir),
             "device_type": self.device_type.upper(),
             "create_options": tuple(sorted(dict(self.create_options).items())),
@@ -175,13 +176,3 @@ def _from_text(name: str, text: str):
 
 def _path(value: str | os.PathLike | None) -> str | None:
     return None if value is None else str(Path(value).expanduser().resolve())
-
-
-def _cache_dir(value: str | os.PathLike | bool | None) -> str | None:
-    """formats/boundary_cache.cache_dir (True: the user cache dir), that module imported only
-    when a cache is asked for."""
-    if value is None or value is False:
-        return None
-    from ..formats.boundary_cache import cache_dir
-
-    return cache_dir(value)
