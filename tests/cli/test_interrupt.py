@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from shardy_convert.ir import compat
+from tests.conftest import TESTDATA
 
 # preexec_fn makes Popen fork before it execs: in a worker where another test imported JAX,
 # JAX's fork hook warns of threads, which cannot matter to a child that only resets SIGINT
 # and execs (the suite turns warnings into errors).
 pytestmark = pytest.mark.filterwarnings(r"ignore:os\.fork\(\) was called:RuntimeWarning")
-from tests.conftest import TESTDATA
 
 MIXTRAL = TESTDATA / "torch_xla" / "hf_mixtral_moe.dump"  # 10 graphs, the largest dump
 GOLDEN = TESTDATA / "golden" / "torch_xla" / "hf_mixtral_moe.dump"
