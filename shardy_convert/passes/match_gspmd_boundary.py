@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from ..errors import ShardyConvertError
 from ..formats.boundary_cache import gspmd_boundary
@@ -34,7 +34,50 @@ class Outcome:
 
 
 @dataclass(frozen=True)
-class MatchGspmdBoundaryPass:
+class CompilesAsImported:
+    """The options of a pass that compiles the module with GSPMD as import-shardings will read
+    it (the GSPMD matchers): the import's device count, mesh and propagation flags, and the
+    plugin's own compile options, if any. Flat fields, each a pass option in pipeline text."""
+
+    num_devices: int | None = None
+    fallback_devices: int | None = None
+    mesh: tuple[tuple[str, int], ...] | None = None
+    allow_spmd_sharding_propagation_to_parameters: bool | tuple[bool, ...] = False
+    allow_spmd_sharding_propagation_to_output: bool | tuple[bool, ...] = True
+    compile_options: bytes | None = None  # the plugin's CompileOptionsProto, if any
+
+    def like(self, importer: ImportShardingsPass) -> Self:
+        """This pass compiling the module as `importer` will read it: its device count, mesh
+        and propagation options (how convert() and the plugin put it before the import)."""
+        return replace(
+            self,
+            num_devices=importer.num_devices,
+            fallback_devices=importer.fallback_devices,
+            mesh=importer.mesh,
+            allow_spmd_sharding_propagation_to_parameters=(
+                importer.allow_spmd_sharding_propagation_to_parameters
+            ),
+            allow_spmd_sharding_propagation_to_output=(
+                importer.allow_spmd_sharding_propagation_to_output
+            ),
+        )
+
+    def strict_importer(self) -> ImportShardingsPass:
+        """The import this pass compiles for, refusing uneven shardings."""
+        return ImportShardingsPass(
+            num_devices=self.num_devices,
+            fallback_devices=self.fallback_devices,
+            mesh=self.mesh,
+            allow_spmd_sharding_propagation_to_parameters=(
+                self.allow_spmd_sharding_propagation_to_parameters
+            ),
+            allow_spmd_sharding_propagation_to_output=self.allow_spmd_sharding_propagation_to_output,
+            strict=True,
+        )
+
+
+@dataclass(frozen=True)
+class MatchGspmdBoundaryPass(CompilesAsImported):
     """Compiles the module with GSPMD on jaxlib's CPU client (the device count and propagation
     options of the conversion, or the plugin's own compile options) and writes the sharding
     GSPMD chose for each open `@main` argument and result (unannotated, propagation allowed)
@@ -43,18 +86,7 @@ class MatchGspmdBoundaryPass:
     on it."""
 
     NAME: ClassVar[str] = "match-gspmd-boundary"
-    num_devices: int | None = None
-    fallback_devices: int | None = None
-    mesh: tuple[tuple[str, int], ...] | None = None
-    allow_spmd_sharding_propagation_to_parameters: bool | tuple[bool, ...] = False
-    allow_spmd_sharding_propagation_to_output: bool | tuple[bool, ...] = True
-    compile_options: bytes | None = None  # the plugin's CompileOptionsProto, if any
     boundary_cache: str | None = None  # a directory for GSPMD's choices, if any
-
-    def like(self, importer: ImportShardingsPass) -> MatchGspmdBoundaryPass:
-        """This pass compiling the module as `importer` will read it: its device count, mesh
-        and propagation options (how convert() and the plugin put it before the import)."""
-        return like_importer(self, importer)
 
     def run(self, module: ir.Operation, analyses: Analyses | None = None) -> Outcome:
         return self.match(module)
@@ -62,7 +94,7 @@ class MatchGspmdBoundaryPass:
     def match(self, module: ir.Operation) -> Outcome:
         # The import's checks first: XLA aborts on some malformed shardings, and a module the
         # conversion refuses gets the conversion's own located error.
-        importer = self._importer()
+        importer = self.strict_importer()
         found = importer.check(module)
         values = self._open_values(module, importer)
         if not values:
@@ -93,9 +125,6 @@ class MatchGspmdBoundaryPass:
         reason = f"{len(skipped)} kept open: {skipped[0]}" if skipped else None
         return Outcome(len(values), len(pins), seconds, reason)
 
-    def _importer(self) -> ImportShardingsPass:
-        return strict_importer(self)
-
     def _open_values(self, module: ir.Operation, importer: ImportShardingsPass) -> list:
         """(kind, index, type) of each ranked @main value with no sharding that propagation
         may reach: the unannotated ones import-shardings does not close."""
@@ -125,7 +154,7 @@ class MatchGspmdBoundaryPass:
         cannot express one, shardings with no common mesh), None if it takes it."""
         copy = module.clone()
         try:
-            self._importer().run(copy)
+            self.strict_importer().run(copy)
         except ShardyConvertError as e:
             return f"GSPMD's shardings have no Shardy form here: {e.message}"
         finally:
@@ -135,25 +164,6 @@ class MatchGspmdBoundaryPass:
 
 # The options a GSPMD-compiling pass shares with import-shardings (it compiles the module as
 # the import will read it), by field name.
-SHARED = (
-    "num_devices",
-    "fallback_devices",
-    "mesh",
-    "allow_spmd_sharding_propagation_to_parameters",
-    "allow_spmd_sharding_propagation_to_output",
-)
-
-
-def like_importer(step, importer: ImportShardingsPass):
-    """`step` (a pass with the SHARED fields) taking them from `importer`."""
-    return replace(step, **{name: getattr(importer, name) for name in SHARED})
-
-
-def strict_importer(step) -> ImportShardingsPass:
-    """The import `step` compiles for (its SHARED fields), refusing uneven shardings."""
-    return ImportShardingsPass(**{name: getattr(step, name) for name in SHARED}, strict=True)
-
-
 def device_count(
     module: ir.Operation,
     shardings: list[HloSharding],

@@ -21,8 +21,7 @@ from ..xla.options import compile_options
 from ..xla.propagation import compile_propagated
 from .import_custom_calls import ImportCustomCallsPass
 from .import_sharding_groups import ImportShardingGroupsPass
-from .import_shardings import ImportShardingsPass
-from .match_gspmd_boundary import device_count, like_importer, module_bytecode, strict_importer
+from .match_gspmd_boundary import CompilesAsImported, device_count, module_bytecode
 
 # What the conversion runs after this pass, as far as XLA's compile of a trial needs it.
 _AFTER = ("sdy-lift-inlined-meshes", "sdy-manual-axes-cleanup")
@@ -88,7 +87,7 @@ class PropagationOutcome:
 
 
 @dataclass(frozen=True)
-class MatchGspmdPropagationPass:
+class MatchGspmdPropagationPass(CompilesAsImported):
     """Compiles the module with GSPMD and, round by round, the module converted with Shardy
     (jaxlib's CPU client, XLA dumping each partitioner's decisions after propagation); where
     a value's sharding differs and none of its operands' does (the divergence starts there),
@@ -98,20 +97,10 @@ class MatchGspmdPropagationPass:
     `PropagationOutcome` says which and why; a module XLA does not compile is left as it is."""
 
     NAME: ClassVar[str] = "match-gspmd-propagation"
-    num_devices: int | None = None
-    fallback_devices: int | None = None
-    mesh: tuple[tuple[str, int], ...] | None = None
-    allow_spmd_sharding_propagation_to_parameters: bool | tuple[bool, ...] = False
-    allow_spmd_sharding_propagation_to_output: bool | tuple[bool, ...] = True
-    compile_options: bytes | None = None  # the plugin's CompileOptionsProto, if any
     max_rounds: int = 8
 
-    def like(self, importer: ImportShardingsPass) -> MatchGspmdPropagationPass:
-        """This pass compiling the module as `importer` will read it."""
-        return like_importer(self, importer)
-
     def run(self, module: ir.Operation, analyses: Analyses | None = None) -> PropagationOutcome:
-        importer = self._importer()
+        importer = self.strict_importer()
         found = importer.check(module)  # XLA aborts on some malformed shardings: checked first
         count = device_count(module, [s for _, s in found], self.num_devices, self.mesh)
         count = count or self.fallback_devices
@@ -195,9 +184,6 @@ class MatchGspmdPropagationPass:
             0 if comparison is None else len(comparison.unmatched),
         )
 
-    def _importer(self) -> ImportShardingsPass:
-        return strict_importer(self)
-
     def _accepted(self, work, ops, new: list[Pin], unpinned: dict) -> list[Pin]:
         """The pins the import takes one at a time (left in `work`); the others recorded."""
         kept = []
@@ -214,7 +200,12 @@ class MatchGspmdPropagationPass:
     def _converted(self, work: ir.Operation) -> ir.Operation:
         """A copy of `work` converted as the conversion will (the caller erases it)."""
         copy = work.clone()
-        steps = (ImportShardingGroupsPass(), self._importer(), ImportCustomCallsPass(), *_AFTER)
+        steps = (
+            ImportShardingGroupsPass(),
+            self.strict_importer(),
+            ImportCustomCallsPass(),
+            *_AFTER,
+        )
         run_pipeline(copy, steps)
         return copy
 
