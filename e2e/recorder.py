@@ -23,7 +23,7 @@ def describe(code: bytes, form: bytes, options: bytes, order: bytes) -> dict:
         attrs = mod.operation.attributes
         name = str(attrs["sym_name"]).strip('"') if "sym_name" in attrs else None
         gspmd_only = [s.text for s in sites(mod.operation)] if not shardy else []
-    opts = compile_options.parse(options)
+    opts = compile_options.decode(options)
     return {
         "name": name,
         "format": form.decode(),

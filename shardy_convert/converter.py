@@ -33,7 +33,7 @@ from .passes.import_shardings import ImportShardingsPass, MeshChoice
 from .passes.pipeline import import_round_trip
 
 if TYPE_CHECKING:
-    from .passes.match_gspmd_boundary import Outcome
+    from .passes.match_gspmd_boundary import BoundaryOutcome
     from .passes.match_gspmd_propagation import PropagationOutcome
 
 
@@ -238,9 +238,9 @@ def _warn_found(request: ConvertRequest, found: pipeline.PipelineResult) -> None
     now, where they ran)."""
     _warn_inferred(found.of(MeshChoice))
     if request.runs("match-gspmd-boundary"):
-        from .passes.match_gspmd_boundary import Outcome
+        from .passes.match_gspmd_boundary import BoundaryOutcome
 
-        _warn_boundary(found.of(Outcome))
+        _warn_boundary(found.of(BoundaryOutcome))
     if request.runs("match-gspmd-propagation"):
         from .passes.match_gspmd_propagation import PropagationOutcome
 
@@ -313,8 +313,8 @@ def _warn_inferred(choice: MeshChoice | None) -> None:
         )
 
 
-def _warn_boundary(outcome: Outcome | None) -> None:
-    """match-gspmd-boundary's Outcome, where it left values open."""
+def _warn_boundary(outcome: BoundaryOutcome | None) -> None:
+    """match-gspmd-boundary's BoundaryOutcome, where it left values open."""
     if outcome is not None and outcome.reason is not None:
         warnings.warn(
             f"GSPMD's boundary: {outcome.pinned} of {outcome.open} open values pinned; "
@@ -441,7 +441,7 @@ def convert_module(
 ) -> pipeline.PipelineResult:
     """Runs the conversion pipeline (`request.pipeline`) on a parsed module, in place, and
     returns what its passes found (import-shardings' `MeshChoice` when it was given meshes,
-    match-gspmd-boundary's `Outcome` when it ran). The module is verified once, after the
+    match-gspmd-boundary's `BoundaryOutcome` when it ran). The module is verified once, after the
     project's Python passes and before Shardy's C++ passes see it (run_pipeline does that);
     with `request.validate`, Shardy's import also runs on a copy, which is verified; with
     `request.imported`, on the module itself. `mentions`: those of the text `mod` was parsed

@@ -2,7 +2,7 @@
 inputs, read each a graph at a time (formats/source.py), run the command's request
 (converter.py) on every graph, write each result as it comes, put in place whole only when
 every graph converted (formats/output.py). No click and no printing: `run` yields one
-`Outcome` per input, in input order, and the command line prints them.
+`InputOutcome` per input, in input order, and the command line prints them.
 
 One bad file or graph does not stop the others; a file with a failure is not written at all.
 Everything that makes a batch impossible (two inputs for one output, an output that is an
@@ -50,7 +50,7 @@ class Item:
 
 def refuse_dumps(items: list[Item], emit: str | None) -> None:
     """UsageError, before anything is written, for an input file that is a torch_xla dump when
-    `emit` is a binary form (stdin is judged when it is read: `Outcome.usage`)."""
+    `emit` is a binary form (stdin is judged when it is read: `InputOutcome.usage`)."""
     if emit not in BINARY_FORMS:
         return
     for item in items:
@@ -65,7 +65,7 @@ def refuse_dumps(items: list[Item], emit: str | None) -> None:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class InputOutcome:
     """One input's result, written (to its target) unless it has error messages. `as_it_is`:
     what every graph of it already was, written back as it came ("already Shardy")."""
 
@@ -184,7 +184,7 @@ def process(
     data: bytes | None = None,
     tmp: Path | None = None,
     progress: Progress = None,
-) -> Outcome:
+) -> InputOutcome:
     """Reads, transforms and writes one input (`data`: stdin's bytes; `tmp`: the temporary
     file of its output, chosen by the caller, who tracks it); errors come back as located
     messages (picklable, so this runs in worker processes too)."""
@@ -195,14 +195,14 @@ def process(
         except BrokenPipeError:  # `... | head`: the command line's to handle
             raise
         except Exception as e:  # a bug of ours: reported with this input, the others go on
-            return Outcome(item, (describe(e, item.name),))
+            return InputOutcome(item, (describe(e, item.name),))
     found = [naming_flag(w.message, "--num-devices N") for w in caught]
     state = _as_it_is(found, done)
     if state is not None:  # a mesh file changes nothing in a module written as it came
         found = [w for w in found if not isinstance(w, mesh_file.MeshFileNote)]
     messages = tuple(e.located(file=item.name).describe() for e in done.errors)
     usage = any(isinstance(e, UsageError) for e in done.errors)
-    return Outcome(item, messages, _notes(found, item.name), usage, state)
+    return InputOutcome(item, messages, _notes(found, item.name), usage, state)
 
 
 def _written(job: Job, item: Item, data: bytes | None, tmp: Path | None, progress) -> Done:
@@ -256,7 +256,9 @@ def _spans(numbers: list[int]) -> str:
     return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
 
 
-def run(job: Job, items: list[Item], jobs: int = 1, progress: Progress = None) -> Iterator[Outcome]:
+def run(
+    job: Job, items: list[Item], jobs: int = 1, progress: Progress = None
+) -> Iterator[InputOutcome]:
     """Every input transformed (in `jobs` processes) and written, in input order; an input
     whose output cannot be written comes back with that error. Inputs converted in this
     process count their graphs to `progress(done, count)`. Stdin is read here, files by

@@ -18,7 +18,7 @@ from .import_shardings import ImportShardingsPass
 
 
 @dataclass(frozen=True)
-class Outcome:
+class BoundaryOutcome:
     """What the pass did to one module (what its `run` returns): `pinned` of `open` values got
     GSPMD's sharding; where some did not, `reason` says why (they stay open, for Shardy's
     propagation to decide)."""
@@ -82,26 +82,26 @@ class MatchGspmdBoundaryPass(CompilesAsImported):
     options of the conversion, or the plugin's own compile options) and writes the sharding
     GSPMD chose for each open `@main` argument and result (unannotated, propagation allowed)
     as its `mhlo.sharding`. Where XLA does not compile the module or a sharding has no faithful
-    Shardy form, those values stay open; the `Outcome` it returns says so, it never fails
+    Shardy form, those values stay open; the `BoundaryOutcome` it returns says so, it never fails
     on it."""
 
     NAME: ClassVar[str] = "match-gspmd-boundary"
     boundary_cache: str | None = None  # a directory for GSPMD's choices, if any
 
-    def run(self, module: ir.Operation, analyses: Analyses | None = None) -> Outcome:
+    def run(self, module: ir.Operation, analyses: Analyses | None = None) -> BoundaryOutcome:
         return self.match(module)
 
-    def match(self, module: ir.Operation) -> Outcome:
+    def match(self, module: ir.Operation) -> BoundaryOutcome:
         # The import's checks first: XLA aborts on some malformed shardings, and a module the
         # conversion refuses gets the conversion's own located error.
         importer = self.strict_importer()
         found = importer.check(module)
         values = self._open_values(module, importer)
         if not values:
-            return Outcome()
+            return BoundaryOutcome()
         count = self._device_count(module, [s for _, s in found])
         if count is None or count == 1:
-            return Outcome(len(values), reason="nothing to match on one device")
+            return BoundaryOutcome(len(values), reason="nothing to match on one device")
         try:
             boundary = gspmd_boundary(
                 module_bytecode(module),
@@ -112,18 +112,18 @@ class MatchGspmdBoundaryPass(CompilesAsImported):
                 cache_dir=self.boundary_cache,
             )
         except ShardyConvertError as e:
-            return Outcome(len(values), reason=e.message)
+            return BoundaryOutcome(len(values), reason=e.message)
         pins, skipped = _pins(values, boundary, count)
         seconds = boundary.seconds
         if not pins:
-            return Outcome(len(values), 0, seconds, skipped[0] if skipped else None)
+            return BoundaryOutcome(len(values), 0, seconds, skipped[0] if skipped else None)
         _write(module, pins)
         problem = self._trial(module)
         if problem is not None:
             _write(module, pins, remove=True)
-            return Outcome(len(values), 0, seconds, problem)
+            return BoundaryOutcome(len(values), 0, seconds, problem)
         reason = f"{len(skipped)} kept open: {skipped[0]}" if skipped else None
-        return Outcome(len(values), len(pins), seconds, reason)
+        return BoundaryOutcome(len(values), len(pins), seconds, reason)
 
     def _open_values(self, module: ir.Operation, importer: ImportShardingsPass) -> list:
         """(kind, index, type) of each ranked @main value with no sharding that propagation

@@ -74,7 +74,7 @@ def parse(pipeline: str | Sequence[str | Step], defaults: Mapping | None = None)
     and built (`build`): raises one UsageError naming every unknown pass and bad option.
     `defaults`: option values (by field name) for every project pass of the pipeline that has
     such a field and is not given it in the text (`opt --num-devices N`)."""
-    steps = pipeline_text.parse(_joined(pipeline))
+    steps = pipeline_text.read_steps(_joined(pipeline))
     problems = [p for step in steps for p in _problems(step, top=True)]
     unknown = [p for p in problems if p.startswith("unknown:")]
     if unknown:
@@ -166,7 +166,7 @@ def build(pipeline: str | Sequence[str | Step], defaults: Mapping | None = None)
     `{...}` over `defaults`, see `pipeline_text.instance`), every other step MLIR pipeline
     text. Nothing is checked here (`parse` checks user text): for the project's own fixed
     pipelines, whose names are known."""
-    parsed = pipeline if _is_parsed(pipeline) else pipeline_text.parse(_joined(pipeline))
+    parsed = pipeline if _is_parsed(pipeline) else pipeline_text.read_steps(_joined(pipeline))
     out: list = []
     for step in parsed:
         cls = PASSES.get(step.name) if step.nested is None else None
@@ -201,7 +201,7 @@ def _joined(pipeline: str | Sequence[str | Step]) -> str:
 class PipelineResult:
     """What the passes of one pipeline run found, in order: (pass name, result) for each pass
     whose `run` returned one (import-shardings' `MeshChoice`, iota-mesh's `DeviceOrder`,
-    match-gspmd-boundary's `Outcome`): MLIR's pass statistics, as values."""
+    match-gspmd-boundary's `BoundaryOutcome`): MLIR's pass statistics, as values."""
 
     found: tuple[tuple[str, object], ...] = ()
 

@@ -68,7 +68,7 @@ class Step:
 
 
 @functools.lru_cache(maxsize=64)
-def parse(text: str) -> tuple[Step, ...]:
+def read_steps(text: str) -> tuple[Step, ...]:
     """The module-level steps of a pipeline; raises UsageError at a syntax error. Kept per
     text (the steps are frozen): every convert runs the same few pipelines."""
     parser = _Parser(text)

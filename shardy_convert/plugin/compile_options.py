@@ -80,7 +80,7 @@ def _last(entries, number: int, default: int) -> int:
     return values[-1] if values else default
 
 
-def parse(data: bytes) -> CompileOptions:
+def decode(data: bytes) -> CompileOptions:
     """The facts of serialized compile options; ShardyConvertError if they are not a proto."""
     build = _build_entries(data)
     assignment = None

@@ -37,7 +37,7 @@ from ..errors import ShardyConvertError
 from ..formats.meshes import IN_DIR
 from ..formats.output import write_atomic
 from .mesh_recorder import RECORDER
-from .program import Report
+from .program import ProgramReport
 
 log = logging.getLogger("shardy_convert.wrapper")
 
@@ -111,7 +111,7 @@ class DumpDir:
         code: bytes,
         form: bytes,
         sent: tuple | None,
-        report: Report | None,
+        report: ProgramReport | None,
         error: ShardyConvertError | None = None,
     ) -> None:
         """Writes what one compile handed the plugin (`sent`: the wrapper's (program, format,
@@ -120,12 +120,17 @@ class DumpDir:
         a program of the same name was written; never raises: a dump that cannot be written is
         logged and the run goes on."""
         try:
-            self._program(code, form, sent, report or Report(), error)
+            self._program(code, form, sent, report or ProgramReport(), error)
         except Exception as e:  # a full disk must not stop the user's program
             log.warning("shardy-convert: cannot dump a program into %s: %s", self.path, e)
 
     def _program(
-        self, code: bytes, form: bytes, sent, report: Report, error: ShardyConvertError | None
+        self,
+        code: bytes,
+        form: bytes,
+        sent,
+        report: ProgramReport,
+        error: ShardyConvertError | None,
     ) -> None:
         name, graph_hash = self.name_for(code, report.module)
         if self.has(name):
@@ -157,7 +162,7 @@ class DumpDir:
         self.write(record, binary, text)
 
 
-def _source(report: Report, sent, error: ShardyConvertError | None) -> tuple[str, str]:
+def _source(report: ProgramReport, sent, error: ShardyConvertError | None) -> tuple[str, str]:
     """(mesh_from, note) of an index line."""
     if error is not None:  # passed through unconverted, or refused
         return ("gspmd" if sent is not None else "failed"), (

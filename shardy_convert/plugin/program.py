@@ -3,7 +3,7 @@ module proto), convert it to Shardy for the partitions its compile options ask f
 the options to the Shardy partitioner; a custom device order leaves the mesh for the device
 assignment; the mesh is the one of the program's own meshes its shardings fit (`meshes`, from
 mesh_recorder.py), else inferred. `wrapper.Session` calls `convert` once per distinct program
-and reads what it found (`Report`) from its answer, or from its error (`ProgramError`)."""
+and reads what it found (`ProgramReport`) from its answer, or from its error (`ProgramError`)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ from . import compile_options
 
 if TYPE_CHECKING:
     from ..passes.import_shardings import MeshChoice
-    from ..passes.match_gspmd_boundary import Outcome
+    from ..passes.match_gspmd_boundary import BoundaryOutcome
 
 # Run on every program the plugin receives, before it is converted (GSPMD strings in and out).
 GSPMD_AS_MEANT = ("lift-callee-shardings", "pad-uneven")
 
 
 @dataclass(frozen=True)
-class Report:
+class ProgramReport:
     """What converting one program found: the dump directory's index line, the counters and
     the log are written from it."""
 
@@ -34,7 +34,7 @@ class Report:
     # where XLA would compile what is handed over with GSPMD, not Shardy (ir/gspmd_fallback)
     gspmd_fallback: tuple[str, ...] = ()
     choice: MeshChoice | None = None  # which of the program's meshes, when it was given some
-    boundary: Outcome | None = None  # what match-gspmd-boundary did, when asked
+    boundary: BoundaryOutcome | None = None  # what match-gspmd-boundary did, when asked
 
     @property
     def name(self) -> str:
@@ -52,7 +52,7 @@ class Converted:
     # int32s: which caller partition each compiled partition is (0, 1, ... when the same: the
     # wrapper relabels the compiled shardings into explicit device lists either way)
     order: bytes
-    report: Report
+    report: ProgramReport
 
     @property
     def answer(self) -> tuple[bytes, bytes, bytes, bytes]:
@@ -64,7 +64,7 @@ class ProgramError(ShardyConvertError):
     """A program that could not be converted, with what was found of it first (`report`: its
     name and device count, for the dump's index line)."""
 
-    def __init__(self, error: ShardyConvertError | str, report: Report):
+    def __init__(self, error: ShardyConvertError | str, report: ProgramReport):
         if isinstance(error, ShardyConvertError):
             message, location = error.message, error.location
         else:
@@ -96,8 +96,8 @@ def convert(
     Shardy's propagation departs from them (passes/match_gspmd_propagation.py; it implies the
     boundary's). `meshes` are the program's own meshes (the mesh is the one its shardings
     fit). Raises a ProgramError naming the graph."""
-    opts = compile_options.parse(options)
-    report = Report(devices=opts.num_partitions * opts.num_replicas)
+    opts = compile_options.decode(options)
+    report = ProgramReport(devices=opts.num_partitions * opts.num_replicas)
     try:
         matchers = _matchers(options, match_gspmd_boundary, match_gspmd_propagation, boundary_cache)
         out, order, report = _convert_mlir(
@@ -172,11 +172,11 @@ def _matchers(options: bytes, boundary: bool, propagation: bool, cache: str | No
 def _convert_mlir(
     code: bytes,
     opts: compile_options.CompileOptions,
-    report: Report,
+    report: ProgramReport,
     emit: str,
     matchers: tuple,
     meshes: tuple,
-) -> tuple[bytes, tuple[int, ...] | None, Report]:
+) -> tuple[bytes, tuple[int, ...] | None, ProgramReport]:
     from ..formats import module as formats
     from ..ir.parse import pooled_context
 
@@ -205,10 +205,10 @@ def _convert_mlir(
 def _to_shardy(
     mod,
     opts: compile_options.CompileOptions,
-    report: Report = Report(),
+    report: ProgramReport = ProgramReport(),
     matchers: tuple = (),
     meshes: tuple = (),
-) -> tuple[tuple[int, ...] | None, Report]:
+) -> tuple[tuple[int, ...] | None, ProgramReport]:
     """Converts in place; returns the device order taken out of the mesh, if any, and the
     report with what the passes found. `matchers` (`_matchers`) run before the import."""
     from ..converter import ConvertRequest, convert_module, is_shardy
@@ -236,9 +236,9 @@ def _to_shardy(
     found = convert_module(mod, request)
     boundary = None
     if request.runs("match-gspmd-boundary"):
-        from ..passes.match_gspmd_boundary import Outcome
+        from ..passes.match_gspmd_boundary import BoundaryOutcome
 
-        boundary = found.of(Outcome)
+        boundary = found.of(BoundaryOutcome)
     order = pipeline.run(mod, pipeline.build(["iota-mesh"]), verify_each=False).of(DeviceOrder)
     # single-device-program's one partition on device k: k goes to the options, as
     # iota-mesh's order does

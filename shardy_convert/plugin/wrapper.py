@@ -41,7 +41,7 @@ from . import compile_options
 from .cache import Cache, Counters
 from .dump_dir import DumpDir, dump_for
 from .mesh_recorder import RECORDER
-from .program import Converted, ProgramError, Report, convert, passthrough_program
+from .program import Converted, ProgramError, ProgramReport, convert, passthrough_program
 from .settings import Settings
 
 log = logging.getLogger("shardy_convert.wrapper")
@@ -134,7 +134,7 @@ class Session:
         self._count(converted.report)
         return converted
 
-    def _count(self, report: Report) -> None:
+    def _count(self, report: ProgramReport) -> None:
         """Counts what the conversion of one program found (each distinct program is converted
         once): the mesh it was converted on, logging why none of the program's meshes fits one
         whose mesh is inferred; what match-gspmd-boundary did, logging a fallback."""
@@ -153,7 +153,7 @@ class Session:
             self._matched(report.name, report.boundary)
         self._count_fallback(report)
 
-    def _count_fallback(self, report: Report) -> None:
+    def _count_fallback(self, report: ProgramReport) -> None:
         """Counts a program XLA will compile with GSPMD although it is handed over for Shardy,
         and logs where (once: each distinct program is converted once)."""
         self._cache.tally(gspmd_fallbacks=int(bool(report.gspmd_fallback)))
@@ -184,7 +184,7 @@ class Session:
             )
 
 
-def _report(error: ShardyConvertError | None) -> Report | None:
+def _report(error: ShardyConvertError | None) -> ProgramReport | None:
     """What was found of a program before its conversion failed (None: a bug of ours)."""
     return error.report if isinstance(error, ProgramError) else None
 

@@ -34,7 +34,7 @@ class CompileError(ShardyConvertError):
 
 
 @dataclass
-class Compiled:
+class Executable:
     """One compiled program on `devices`: XLA's executable, the shardings XLA chose (XLA's
     `HloSharding`s: `str` is the GSPMD string, `is_replicated()`; None for a one-device
     program, which has none), what XLA wrote to file descriptor 2 while compiling it (`log`,
@@ -98,7 +98,7 @@ class Compiled:
 
 def compile_program(
     program: str | bytes, num_devices: int, options: Any, device_ids: tuple[int, ...] | None = None
-) -> Compiled:
+) -> Executable:
     """Compiles `program` (StableHLO text or bytecode) with `options` (xla/options.py) on the
     pool's client of `num_devices` devices: all of them, or those of `device_ids` (the
     options' device assignment: a program placed whole on device k is one partition on k).
@@ -117,7 +117,7 @@ def compile_program(
     seconds = time.perf_counter() - start
     parameters = _shardings(executable.get_parameter_shardings())
     outputs = _shardings(executable.get_output_shardings())
-    return Compiled(executable, devices, parameters, outputs, "".join(log), seconds)
+    return Executable(executable, devices, parameters, outputs, "".join(log), seconds)
 
 
 def _shardings(protos: list | None) -> list | None:

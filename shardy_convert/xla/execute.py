@@ -12,11 +12,11 @@ import numpy as np
 
 from ..cpp_stderr import cpp_stderr
 from . import compat
-from .compiler import Compiled
+from .compiler import Executable
 
 
 def execute(
-    compiled: Compiled, inputs: list[np.ndarray], output_shapes: list[tuple[int, ...]]
+    compiled: Executable, inputs: list[np.ndarray], output_shapes: list[tuple[int, ...]]
 ) -> list[np.ndarray]:
     """The program's outputs on `inputs` (one array per parameter), as numpy arrays of
     `output_shapes`."""
@@ -42,7 +42,7 @@ def execute(
 
 
 def shard_indices(
-    compiled: Compiled, output: int, shape: tuple[int, ...]
+    compiled: Executable, output: int, shape: tuple[int, ...]
 ) -> list[tuple[int, tuple]]:
     """(device id, the index of the part of output `output` it holds: one slice per dim) for
     each device of the program, in its order: which devices hold an element of the output."""

@@ -18,7 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
-from .compiler import Compiled, compile_program
+from .compiler import Executable, compile_program
 
 # The pass whose output each partitioner's decisions are read from.
 PROPAGATION_PASS = {False: "sharding-propagation", True: "shardy-xla"}
@@ -30,7 +30,7 @@ class Propagated:
     """A compiled program (`compiled`) and its module as propagation left it (`hlo`, HLO
     text; "" where XLA wrote none: a one-device program is not partitioned)."""
 
-    compiled: Compiled
+    compiled: Executable
     hlo: str
 
 

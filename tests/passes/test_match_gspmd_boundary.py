@@ -20,7 +20,7 @@ from shardy_convert.ir.legacy_i1 import i1_hex_for_parser
 from shardy_convert.ir.parse import new_context, parse_module
 from shardy_convert.ir.walker import func_name, funcs
 from shardy_convert.lru import LRU
-from shardy_convert.passes.match_gspmd_boundary import Outcome, _unpinnable
+from shardy_convert.passes.match_gspmd_boundary import BoundaryOutcome, _unpinnable
 from shardy_convert.plugin import wrapper
 from shardy_convert.plugin.settings import Settings
 from shardy_convert.sharding import parse
@@ -225,7 +225,7 @@ def test_opt_runs_the_pass_alone_and_says_what_it_did():
     with new_context() as ctx:  # the pass's own result
         module = parse_module(text, ctx)
         (step,) = pipeline.parse("match-gspmd-boundary{num-devices=8}")
-        outcome = pipeline.run(module, (step,)).of(Outcome)
+        outcome = pipeline.run(module, (step,)).of(BoundaryOutcome)
     assert (outcome.open, outcome.pinned, outcome.reason) == (5, 5, None)
 
 

@@ -69,7 +69,7 @@ def test_a_custom_device_order_keeps_the_names_and_goes_to_the_device_assignment
     )
     assert meshes_of(code) == {"mesh": '<["data"=2, "model"=4]>'}
     assert list(struct.unpack("<8i", order)) == CUSTOM_IDS
-    assert list(compile_options.parse(options).device_assignment) == CUSTOM_IDS
+    assert list(compile_options.decode(options).device_assignment) == CUSTOM_IDS
 
 
 def test_a_program_that_fits_no_mesh_is_converted_on_the_inferred_one_logged_once(recorder, caplog):

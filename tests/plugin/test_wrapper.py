@@ -56,7 +56,7 @@ def jaxlib_parse(data: bytes):
 
 
 def test_options_read_as_xla_wrote_them():
-    opts = compile_options.parse(jaxlib_options(8, order=[3, 1, 2, 0, 4, 5, 6, 7]))
+    opts = compile_options.decode(jaxlib_options(8, order=[3, 1, 2, 0, 4, 5, 6, 7]))
     assert opts.num_partitions == 8
     assert opts.num_replicas == 1
     assert opts.use_spmd_partitioning
@@ -78,7 +78,7 @@ def test_shardy_is_switched_on_and_every_other_byte_kept():
 
 def test_a_new_device_order_replaces_the_assignment():
     rewritten = compile_options.rewrite(jaxlib_options(8), devices=[5, 2, 7, 0, 3, 6, 1, 4])
-    assert compile_options.parse(rewritten).device_assignment == (5, 2, 7, 0, 3, 6, 1, 4)
+    assert compile_options.decode(rewritten).device_assignment == (5, 2, 7, 0, 3, 6, 1, 4)
     expected = jaxlib_options(8, shardy=True, order=[5, 2, 7, 0, 3, 6, 1, 4])
     assert jaxlib_parse(rewritten).SerializeAsString() == expected
 
@@ -86,7 +86,7 @@ def test_a_new_device_order_replaces_the_assignment():
 @pytest.mark.parametrize("data", [b"\x1a\x05\x28", b"\x1a\xff", b"\x07", b"\x1a\x02\x2b\x00"])
 def test_options_that_are_no_proto_are_an_error(data):
     with pytest.raises(ShardyConvertError, match="compile options"):
-        compile_options.parse(data)
+        compile_options.decode(data)
 
 
 # --------------------------------------------------------------------------------------------
@@ -108,7 +108,7 @@ def test_a_portable_gspmd_program_comes_back_portable_shardy():
     assert formats.detect(code) == "portable"
     assert formats.portable_version(code) == "1.13.0"
     assert b"xla.sdy.meshes" in code
-    assert compile_options.parse(options).use_shardy_partitioner
+    assert compile_options.decode(options).use_shardy_partitioner
 
 
 @pytest.mark.parametrize("emit", ["text", "bytecode"])
@@ -249,7 +249,7 @@ def test_torch_xlas_own_hlo_proto_compiles_to_the_same_program():
     assert b"stablehlo.custom_call @mhlo.erf" in code
     assert b"sdy.mesh @mesh" in code
     assert b"mhlo.sharding" not in code
-    assert compile_options.parse(options).use_shardy_partitioner
+    assert compile_options.decode(options).use_shardy_partitioner
     portable_code, *_ = program.convert_program(proto, "hlo", jaxlib_options(8))
     assert formats.detect(portable_code) == "portable"
     report = compare(hlo.to_stablehlo(proto), code, 8)
@@ -493,7 +493,7 @@ def test_a_custom_order_leaves_the_mesh_for_the_device_assignment():
     assert sorted(ids) == list(range(8))
     assert ids != list(range(8))
     assert b"device_ids" not in text
-    assert compile_options.parse(options).device_assignment == tuple(ids)  # caller's: identity
+    assert compile_options.decode(options).device_assignment == tuple(ids)  # caller's: identity
     # The form computes the gather right; the mesh with device_ids does not (XLA's partitioner
     # on explicit device lists): the wrapper never hands the plugin that program.
     expected = GATHER_ARGS[0][GATHER_ARGS[1]]

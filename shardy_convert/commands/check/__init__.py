@@ -14,7 +14,7 @@ shardings, with the parameters each may become (the report; `--max-cost-ratio` g
 
 The room:
 - `run.py`: the loop over a batch (`check_inputs`): read, convert, compile, compare.
-- `compare.py`: one graph's comparison (`compare`) and its `Report`.
+- `compare.py`: one graph's comparison (`compare`) and its `CheckReport`.
 - `verdict.py`: the verdicts a graph can get (`Verdict`).
 - `numerics.py`: the values' verdict: the first run, the f64 rerun (or a second draw), who
   disagrees with the unpartitioned run, on which devices.
@@ -38,7 +38,7 @@ The room:
 
 from __future__ import annotations
 
-from .compare import Report, compare, compare_compiled, compare_programs
+from .compare import CheckReport, compare, compare_compiled, compare_programs
 from .compiled import Compiled, compile_module, execute
 from .cost import Collectives, Cost, program_cost
 from .draws import random_inputs
@@ -49,12 +49,12 @@ from .verdict import Verdict
 
 __all__ = [
     "Agreement",
+    "CheckReport",
     "CheckRequest",
     "Collectives",
     "Compiled",
     "Cost",
     "GraphCheck",
-    "Report",
     "Signature",
     "Verdict",
     "agreement",

@@ -31,7 +31,7 @@ from .verdict import Evidence, Verdict, verdict
 
 
 @dataclass
-class Report:
+class CheckReport:
     """What `compare` found. `ok` unless the conversion is at fault: a compiler difference
     (shown in a rerun where noise cannot hide it) is XLA's, not the conversion's. Also what
     each partitioner compiled (`gspmd`, `shardy`), which partitioner XLA really used on each
@@ -101,7 +101,7 @@ def compare(
     seed: int = 0,
     reference: bool = True,
     given: Given | None = None,
-) -> Report:
+) -> CheckReport:
     """Compiles both sides on `n` CPU devices and compares which partitioner compiled them,
     shardings, then values (see the module docstring)."""
     gspmd = compile_module(original, n, shardy=False)
@@ -120,7 +120,7 @@ def compare_compiled(
     seed: int = 0,
     reference: bool = True,
     given: Given | None = None,
-) -> Report:
+) -> CheckReport:
     """`compare` of two programs already compiled from `original` (GSPMD) and `converted`
     (Shardy) on the same devices."""
     report = compare_programs(gspmd, shardy, outputs="annotated")
@@ -147,7 +147,7 @@ def compare_compiled(
     return report
 
 
-def _not_run(report: Report, why: str) -> None:
+def _not_run(report: CheckReport, why: str) -> None:
     report.not_run.append(f"values: {why}")
     report.evidence = replace(report.evidence, not_run=why)
 
@@ -185,7 +185,7 @@ def _drawn(draws: list[Draw]) -> str:
     return "drawn by use: " + ", ".join(parts) + "; others N(0, 1)"
 
 
-def _record(report: Report, judgement: Judgement) -> None:
+def _record(report: CheckReport, judgement: Judgement) -> None:
     report.judgement, report.rerun = judgement, judgement.rerun
     report.evidence = replace(
         report.evidence,
@@ -197,12 +197,12 @@ def _record(report: Report, judgement: Judgement) -> None:
         report.differences.extend(judgement.lines)
 
 
-def compare_programs(a: Compiled, b: Compiled, *, outputs: str = "all") -> Report:
+def compare_programs(a: Compiled, b: Compiled, *, outputs: str = "all") -> CheckReport:
     """Sharding differences of two compiled programs, and which partitioner compiled each.
     With `outputs="annotated"` only the outputs the original (`a`) annotates count: the others
     are whatever each partitioner chose. Values are not compared here."""
     n = len(a.devices)
-    report = Report(n, len(a.parameters), len(a.outputs), gspmd=a.cost, shardy=b.cost)
+    report = CheckReport(n, len(a.parameters), len(a.outputs), gspmd=a.cost, shardy=b.cost)
     report.partitioners = {"gspmd": a.partitioner, "shardy": b.partitioner}
     report.boundary = boundary_differences(a, b)
     only = a.signature.annotated_results if outputs == "annotated" else None

@@ -30,7 +30,7 @@ class Compiled:
     and output of @main, replicated ones for a one-device program) and @main's shapes; the
     program as handed to XLA (`source`) and whether Shardy was asked for (`shardy`)."""
 
-    program: compiler.Compiled
+    program: compiler.Executable
     signature: Signature
     source: str | bytes = ""
     shardy: bool = False

@@ -2,16 +2,16 @@
 
 Read from a compiled program (xla/compiler.py reads the executable):
 - collectives: the instructions of the optimized, partitioned HLO
-  (`Compiled.optimized_hlo()`), counted by kind; their bytes are the byte sizes
+  (`Executable.optimized_hlo()`), counted by kind; their bytes are the byte sizes
   of each collective's result, one device's program (a tuple result sums its elements). An
   asynchronous pair (`all-gather-start` ... `all-gather-done`) counts once, with the `-done`'s
   result. The count is static: a collective inside a loop body counts once, not per iteration.
   Example: `%all-reduce.23 = (f32[], f32[]) all-reduce(...)` is one all-reduce of 8 bytes,
   `%all-gather.1 = f32[1,64,32]{2,0,1} all-gather(...)` one all-gather of 8192 bytes.
-- memory: XLA's compiled memory stats (`Compiled.memory()`): temporaries, arguments,
+- memory: XLA's compiled memory stats (`Executable.memory()`): temporaries, arguments,
   outputs, aliased bytes; peak = arguments + outputs + temporaries - aliased (what the program
   holds at once at most).
-- FLOPs: XLA's cost analysis (`Compiled.flops()`).
+- FLOPs: XLA's cost analysis (`Executable.flops()`).
 - rematerializations: how often XLA logged `Involuntary full rematerialization` (it replicates
   a tensor to re-partition it) on file descriptor 2 while it compiled: pass that text in.
   jaxlib 0.10.2 logs it at WARNING level, so `TF_CPP_MIN_LOG_LEVEL=2` (read once, when jaxlib
@@ -28,7 +28,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from ...xla.compiler import Compiled
+from ...xla.compiler import Executable
 
 COLLECTIVES = ("all-gather", "all-reduce", "all-to-all", "collective-permute", "reduce-scatter")
 REMATERIALIZATION = "Involuntary full rematerialization"
@@ -89,7 +89,7 @@ def ratio(gspmd: float | None, shardy: float | None) -> float | None:
     return shardy / gspmd
 
 
-def program_cost(program: Compiled, stderr_text: str | None) -> Cost:
+def program_cost(program: Executable, stderr_text: str | None) -> Cost:
     """The cost of a compiled program (xla/'s); `stderr_text` is what XLA wrote to file
     descriptor 2 while compiling it (None when not captured: rematerializations unknown)."""
     hlo = program.optimized_hlo()

@@ -1,4 +1,4 @@
-"""`check`'s report on a terminal: the one formatter of `Report`, `GraphCheck` and `Summary`
+"""`check`'s report on a terminal: the one formatter of `CheckReport`, `GraphCheck` and `Summary`
 as text (`render_json` is the other; both print the same data).
 
 A graph: its verdict line (`same program: 3 parameters, 1 output on 8 devices; Shardy: 1.14x

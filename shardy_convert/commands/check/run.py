@@ -28,7 +28,7 @@ from ...passes import pipeline
 from ...passes.import_shardings import ImportShardingsPass
 from ...passes.match_gspmd_boundary import MatchGspmdBoundaryPass
 from ..batch import STDIN, expand, read_input
-from .compare import Given, Report, compare
+from .compare import CheckReport, Given, compare
 from .signature import main_signature
 from .summary import cost_excess
 from .verdict import Evidence, Verdict, verdict
@@ -41,7 +41,7 @@ class GraphCheck:
 
     file: str
     index: int | None
-    report: Report | None = None
+    report: CheckReport | None = None
     error: ShardyConvertError | None = None
     excess: list[str] = field(default_factory=list)
 
@@ -111,7 +111,7 @@ class _Graph:
             return self.failed(InternalError(e)).outcome  # type: ignore[return-value]  # set
         return GraphCheck(self.file, self.index, report)
 
-    def _explain_cost(self, report: Report, suggest: bool) -> None:
+    def _explain_cost(self, report: CheckReport, suggest: bool) -> None:
         """Where a graph's two programs differ in cost, the values whose sharding the two
         propagations decided differently (divergence.py); with `suggest`, the pins that give
         GSPMD's program (passes/match_gspmd_propagation.py) as torch_xla lines."""
@@ -129,7 +129,7 @@ class _Graph:
             )
 
 
-def _reproduce(directory: str, where: str, report: Report) -> None:
+def _reproduce(directory: str, where: str, report: CheckReport) -> None:
     """Writes the reproducer of a graph whose values differ (reproducer.py); the report says
     where."""
     from .reproducer import write_reproducer

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .compare import Report
+from .compare import CheckReport
 from .cost import Collectives, Cost, ratio
 
 # The measures the gate and the summary's worst graphs judge: (name, Cost attribute).
@@ -80,11 +80,11 @@ def _sum(values: list):
     return None if any(v is None for v in values) else sum(values)
 
 
-def _ratio(report: Report, attribute: str) -> float | None:
+def _ratio(report: CheckReport, attribute: str) -> float | None:
     return ratio(getattr(report.gspmd, attribute), getattr(report.shardy, attribute))
 
 
-def cost_excess(report: Report | None, limit: float) -> list[str]:
+def cost_excess(report: CheckReport | None, limit: float) -> list[str]:
     """Why Shardy's program costs more than `limit` times GSPMD's, one reason per measure;
     a measure this jaxlib cannot give is a reason too (the gate cannot pass what it cannot
     judge). Nothing for a graph that compiled no pair (already Shardy, an error)."""

@@ -69,15 +69,15 @@ from __future__ import annotations
 
 from .grid import find_value, show
 from .inputs import inspect_file, inspect_inputs, inspect_module
-from .report import SCHEMA, Finding, Graph, Report, Shard, Value
+from .report import SCHEMA, Diagnostic, GraphReport, InspectReport, Shard, Value
 from .shards import shard_info, tile_devices
 from .table import format_table
 
 __all__ = [
     "SCHEMA",
-    "Finding",
-    "Graph",
-    "Report",
+    "Diagnostic",
+    "GraphReport",
+    "InspectReport",
     "Shard",
     "Value",
     "find_value",

@@ -9,7 +9,7 @@ import re
 
 from ...sharding import Kind, import_rules
 from ...sharding.mesh import MeshPlan, local_mesh
-from .report import Finding, Graph, Value
+from .report import Diagnostic, GraphReport, Value
 
 # Below either threshold a sharded tensor costs more in collectives than it saves in memory.
 SMALL_ELEMENTS = 1024
@@ -86,11 +86,11 @@ def rule_findings(facts: import_rules.ModuleFacts, values: dict[int, list[Value]
         value = at[min(f.element or 0, len(at) - 1)]
         where = value.location if value is not None else None
         label = value.label if value is not None else None
-        found.append(Finding(f.severity, f.code, f.message, where, label))
+        found.append(Diagnostic(f.severity, f.code, f.message, where, label))
     return found
 
 
-def count_mismatch(file: str | None, graphs: list[Graph]) -> list[Finding]:
+def count_mismatch(file: str | None, graphs: list[GraphReport]) -> list[Diagnostic]:
     """One error when the graphs of a dump name different device counts."""
     own = [(g.graph, g.num_devices) for g in graphs if g.device_count_from in _OWN_COUNT]
     if len({n for _, n in own}) < 2:
@@ -102,7 +102,7 @@ def count_mismatch(file: str | None, graphs: list[Graph]) -> list[Finding]:
         f"{n} in graph{'s' * (len(ks) > 1)} {', '.join(ks)}" for n, ks in by_count.items()
     )
     return [
-        Finding(
+        Diagnostic(
             "error",
             "device-count-mismatch",
             f"the graphs of this dump disagree on the device count ({said}); one process "

@@ -5,11 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from ...sharding import HloSharding, Kind, SubgroupType
-from .report import Graph, Report, Value
+from .report import GraphReport, InspectReport, Value
 from .shards import dims_text, tile_devices
 
 
-def find_value(report: Report, name: str, graph: int | None = None) -> tuple[Graph, Value]:
+def find_value(
+    report: InspectReport, name: str, graph: int | None = None
+) -> tuple[GraphReport, Value]:
     """The value `name` (`%arg3`, `arg3`, `result 0`, `%1`, `@f:%arg0`) names.
 
     Raises LookupError listing the candidates when there is none or more than one.
@@ -56,7 +58,7 @@ _ASCII = dict(h="-", v="|", tl="+", tm="+", tr="+", ml="+", mm="+", mr="+", bl="
 MAX_DRAWN_COLUMNS = 16
 
 
-def show(graph: Graph, value: Value, *, ascii: bool = False) -> str:
+def show(graph: GraphReport, value: Value, *, ascii: bool = False) -> str:
     """Which devices hold each tile of `value`, like `jax.debug.visualize_sharding`.
 
     Rank <= 2: a grid, dim 0 down and dim 1 across, labelled with each tile's index range;

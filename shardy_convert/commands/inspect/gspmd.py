@@ -16,7 +16,7 @@ from ...sharding.mesh_fit import candidates, choose
 from ...sharding.sdy import Mesh, TensorSharding, with_stated
 from .audit import device_order, rule_findings
 from .reader import Reader, op_label, type_info, v2_text
-from .report import Finding, Value
+from .report import Diagnostic, Value
 from .shards import shard_info
 
 
@@ -46,7 +46,7 @@ class GspmdReader(Reader):
             if site is None or not import_rules.is_manual(site.parse()):
                 continue
             self.result.findings.append(
-                Finding(
+                Diagnostic(
                     "error",
                     "manual-at-boundary",
                     f'@main returns a manual value ("{site.text}") as result {k}; Shardy has no '

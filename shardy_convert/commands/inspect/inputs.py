@@ -1,4 +1,4 @@
-"""Reading inputs into a Report: files, directories, dumps (graph by graph) and modules."""
+"""Reading inputs into an InspectReport: files, directories, dumps (graph by graph) and modules."""
 
 from __future__ import annotations
 
@@ -14,15 +14,15 @@ from ...ir.parse import new_context
 from ..batch import expand, read_input
 from .audit import count_mismatch
 from .gspmd import GspmdReader
-from .report import Graph, Report, line_col
+from .report import GraphReport, InspectReport, line_col
 from .shardy import ShardyReader
 
 
-def inspect_inputs(inputs: Sequence[str], meshes: tuple | None = None) -> Report:
+def inspect_inputs(inputs: Sequence[str], meshes: tuple | None = None) -> InspectReport:
     """Inspects files, directories (recursively), dumps and `-`; never raises for one input.
     GSPMD graphs are placed on `meshes` (a mesh file's) or those of the mesh file beside each
     input, where their shardings fit one (formats/meshes.py)."""
-    report = Report()
+    report = InspectReport()
     for item in expand(inputs):
         try:
             found = for_input(item.name, meshes)
@@ -33,13 +33,13 @@ def inspect_inputs(inputs: Sequence[str], meshes: tuple | None = None) -> Report
 
 
 def inspect_file(
-    name: str | None, data: bytes | str, report: Report, meshes: tuple | None = None
+    name: str | None, data: bytes | str, report: InspectReport, meshes: tuple | None = None
 ) -> None:
     """Adds a module's graph, or every graph of a dump, to `report`."""
     source = dump.read(data, name)
     fallback = source.device_count if source.is_dump else None
 
-    def one(graph: dump.Graph) -> Graph:
+    def one(graph: dump.Graph) -> GraphReport:
         lines = graph.first_line - 1
         return inspect_module(
             graph.text,
@@ -66,7 +66,7 @@ def inspect_module(
     line_offset: int = 0,
     fallback_devices: int | None = None,
     meshes: tuple | None = None,
-) -> Graph:
+) -> GraphReport:
     """Inspects one module (MLIR text or bytecode, or a StableHLO portable artifact, whose
     Shardy round-trip form is read back as Shardy).
 
@@ -75,7 +75,7 @@ def inspect_module(
     module goes on the mesh of `meshes` (the program's) its shardings fit, if one does.
     Raises ShardyConvertError (located in the module) for bad input.
     """
-    result = Graph(file, graph)
+    result = GraphReport(file, graph)
     with new_context() as ctx:
         parsed = load(data, ctx)
         import_round_trip(parsed)

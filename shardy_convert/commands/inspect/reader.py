@@ -8,7 +8,7 @@ from ...ir.diagnostics import format_location
 from ...ir.walker import call_target, func_name, funcs
 from ...sharding import HloSharding, Kind
 from .audit import small_sharded
-from .report import Finding, Graph, Value
+from .report import Diagnostic, GraphReport, Value
 
 
 class Reader:
@@ -18,7 +18,7 @@ class Reader:
 
     meshes: tuple = ()  # the program's meshes (sharding.mesh_fit.UserMesh), if recorded
 
-    def __init__(self, module: ir.Operation, result: Graph, line_offset: int, fallback):
+    def __init__(self, module: ir.Operation, result: GraphReport, line_offset: int, fallback):
         self.module = module
         self.result = result
         self.lines = line_offset
@@ -31,7 +31,7 @@ class Reader:
     def finding(self, severity: str, code: str, message: str, value: Value | None = None):
         where = None if value is None else value.location
         label = None if value is None else value.label
-        self.result.findings.append(Finding(severity, code, message, where, label))
+        self.result.findings.append(Diagnostic(severity, code, message, where, label))
 
     def unannotated_args(self, attr_name: str, fate: str) -> None:
         """Findings for `@main` arguments with no `attr_name` in their attributes; `fate`
@@ -47,7 +47,7 @@ class Reader:
             if attr_name in attrs[k]:
                 continue
             self.result.findings.append(
-                Finding(
+                Diagnostic(
                     "warning",
                     "unannotated-arg",
                     f"{ir.Type(arg.type)} has no sharding: {fate}; annotate what you own",

@@ -13,7 +13,7 @@ SEVERITIES = ("error", "warning", "info")
 
 
 @dataclass(frozen=True)
-class Finding:
+class Diagnostic:
     """One audit result; prints like a compiler diagnostic: `FILE:graph N:LOC: warning: ...`."""
 
     severity: str
@@ -108,7 +108,7 @@ class Value:
 
 
 @dataclass
-class Graph:
+class GraphReport:
     """One module: its mesh, its sharded values and its own findings."""
 
     file: str | None
@@ -119,7 +119,7 @@ class Graph:
     meshes: list[tuple[str, str]] = field(default_factory=list)
     mesh_from: str | None = None  # the program's mesh @mesh is (a mesh file's), if one fits
     values: list[Value] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Diagnostic] = field(default_factory=list)
 
     @property
     def where(self) -> str:
@@ -139,14 +139,14 @@ class Graph:
 
 
 @dataclass
-class Report:
+class InspectReport:
     """Everything `inspect` found over its inputs, in input order."""
 
-    graphs: list[Graph] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    graphs: list[GraphReport] = field(default_factory=list)
+    findings: list[Diagnostic] = field(default_factory=list)
     errors: list[ShardyConvertError] = field(default_factory=list)
 
-    def all_findings(self) -> list[Finding]:
+    def all_findings(self) -> list[Diagnostic]:
         """Graph findings in graph order, then the findings about whole files."""
         return [f for g in self.graphs for f in g.findings] + self.findings
 
@@ -159,7 +159,7 @@ class Report:
         }
 
 
-def line_col(finding: Finding) -> tuple[int, int]:
+def line_col(finding: Diagnostic) -> tuple[int, int]:
     """Sort key: findings without a location first, then by `LINE:COL`."""
     m = re.match(r"(\d+):(\d+)", finding.location or "")
     return (int(m.group(1)), int(m.group(2))) if m else (0, 0)

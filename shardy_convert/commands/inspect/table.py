@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...errors import plural
-from .report import SEVERITIES, Finding, Graph, Report, Value
+from .report import SEVERITIES, Diagnostic, GraphReport, InspectReport, Value
 
 # Longer sharding strings (V1 lists of hundreds of ids) are clipped in the table only.
 TABLE_CELL_LIMIT = 80
@@ -15,7 +15,7 @@ _HEADERS = {
 }
 
 
-def format_table(report: Report) -> str:
+def format_table(report: InspectReport) -> str:
     """Per graph: a header with the mesh, an aligned table, then its findings."""
     out: list[str] = []
     files_done: set = set()
@@ -31,7 +31,7 @@ def format_table(report: Report) -> str:
     return "\n".join(out) + "\n"
 
 
-def _graph_table(graph: Graph) -> list[str]:
+def _graph_table(graph: GraphReport) -> list[str]:
     count = plural(graph.num_devices, "device") if graph.num_devices else "device count unknown"
     source = f" (from {graph.device_count_from})" if graph.device_count_from else ""
     lines = [f"== {graph.where}: {graph.form.upper()}, {count}{source}"]
@@ -81,14 +81,14 @@ def _align(rows: list[list[str]]) -> list[str]:
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
 
 
-def _findings_block(findings: list[Finding]) -> list[str]:
+def _findings_block(findings: list[Diagnostic]) -> list[str]:
     if not findings:
         return []
     rows = [[f.severity, f.location or "-", f.value or "-", f.code, f.message] for f in findings]
     return ["   findings:"] + ["     " + line for line in _align(rows)]
 
 
-def _summary(report: Report) -> str:
+def _summary(report: InspectReport) -> str:
     values = sum(len(g.values) for g in report.graphs)
     counts = [sum(f.severity == s for f in report.all_findings()) for s in SEVERITIES]
     text = f"{plural(len(report.graphs), 'graph')}, {plural(values, 'sharded value')}"
