@@ -281,6 +281,8 @@ def same_ending(new: str, old: str) -> str:
 
 
 def graphs(text: str) -> list[Graph]:
+    """The graphs of a dump's whole text, in order (what a user reading a dump wants:
+    examples/hook_on_pjrt_clients.py)."""
     return split(text)[1]
 
 

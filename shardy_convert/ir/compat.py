@@ -39,13 +39,10 @@ from __future__ import annotations
 
 import functools
 import gc
-import re
 from collections.abc import Callable
 from typing import Any
 
 from jaxlib.mlir import ir, passmanager
-
-from .legacy_i1 import one_byte_per_element
 
 
 @functools.cache
@@ -190,28 +187,6 @@ def single_device_arguments_refused() -> bool:
         except ir.MLIRError as e:
             return "single-device" in str(e)
     return False
-
-
-# What releases print differently for the same module: 0.10.2's `sdy-lift-inlined-meshes`
-# adds `{stablehlo.mesh = {axes = [...], device_ids = ...}}` to `sdy.mesh` (0.7.1 adds none),
-# 0.7.1 prints `stablehlo.compare  LT, %a, %b,  SIGNED` with doubled spaces, and its MLIR
-# prints `i1` hex constants bit-packed (see legacy_i1).
-_MESH_ATTR = re.compile(r" \{stablehlo\.mesh = \{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}\}")
-
-
-def comparable_text(text: str) -> str:
-    """Printed MLIR with what differs between jaxlib releases (and means the same) spelled
-    one way, so files written by one release compare with what another prints (goldens)."""
-
-    text = one_byte_per_element(_MESH_ATTR.sub("", text))
-    return "\n".join(_comparable_line(line) for line in text.split("\n"))
-
-
-def _comparable_line(line: str) -> str:
-    if "stablehlo.compare" not in line:
-        return line
-    indent = line[: len(line) - len(line.lstrip(" "))]
-    return indent + re.sub(" {2,}", " ", line[len(indent) :])
 
 
 def has_reduction_kinds() -> bool:

@@ -101,13 +101,6 @@ def candidates(
     return program_meshes(shardings) + tuple(meshes or ())
 
 
-def misfit(
-    shardings: Iterable[HloSharding], mesh: UserMesh, num_devices: int | None = None
-) -> str | None:
-    """Why `shardings` cannot all be put on `mesh` in its device order; None when they can."""
-    return _fit(list(shardings), mesh, num_devices)[1]
-
-
 def _fit(
     shardings: list[HloSharding], mesh: UserMesh, num_devices: int | None
 ) -> tuple[tuple[int, int], str | None]:

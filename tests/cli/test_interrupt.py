@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from shardy_convert.ir import compat
 from tests.conftest import TESTDATA
+from tests.helpers import comparable_text
 
 # preexec_fn makes Popen fork before it execs: in a worker where another test imported JAX,
 # JAX's fork hook warns of threads, which cannot matter to a child that only resets SIGINT
@@ -110,8 +110,8 @@ def _assert_no_partial_outputs(out: Path) -> None:
     leftovers = [p.name for p in out.rglob("*") if p.name.startswith(".")]
     assert not leftovers, leftovers
     for written in out.rglob("*.dump"):
-        whole = compat.comparable_text(GOLDEN.read_text())  # jaxlib releases print apart
-        assert compat.comparable_text(written.read_text()) == whole, f"{written.name} is not whole"
+        whole = comparable_text(GOLDEN.read_text())  # jaxlib releases print apart
+        assert comparable_text(written.read_text()) == whole, f"{written.name} is not whole"
 
 
 @pytest.mark.parametrize("delay", [0.4, 1.5, 3.0])

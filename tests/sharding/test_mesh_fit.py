@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 from shardy_convert.sharding import parse
 from shardy_convert.sharding.export import to_hlo
 from shardy_convert.sharding.mesh import plan_mesh
-from shardy_convert.sharding.mesh_fit import UserMesh, choose, misfit
+from shardy_convert.sharding.mesh_fit import UserMesh, choose
+
+
+def misfit(shardings, mesh: UserMesh, num_devices: int | None = None) -> str | None:
+    """Why `choose` rejects `mesh` for `shardings` (its only candidate); None if it takes it."""
+    choice = choose(shardings, [mesh], num_devices)
+    return None if choice.mesh is not None else choice.rejected[0][1]
+
 
 ORDER = (5, 2, 7, 0, 3, 6, 1, 4)  # not an iota transpose: no V2 string has it
 
