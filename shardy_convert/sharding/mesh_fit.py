@@ -17,28 +17,22 @@ Pure Python + numpy, no MLIR.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..errors import ShardingValueError, plural
 from . import HloSharding, Kind, SubgroupType
 from .mesh import plan_mesh
+from .sdy import Mesh
 
 
 @dataclass(frozen=True)
-class UserMesh:
+class UserMesh(Mesh):
     """A mesh the user made: axis names and sizes, major first, and its device order
     (`device_ids[k]` is the device at row-major position k; None means 0, 1, 2, ...).
     `label` says where it came from, for messages (`Mesh((2, 4), ('data', 'model'))`)."""
 
-    axes: tuple[tuple[str, int], ...]
-    device_ids: tuple[int, ...] | None = None
     label: str = ""
-
-    @property
-    def size(self) -> int:
-        return math.prod(size for _, size in self.axes)
 
     @property
     def ids(self) -> tuple[int, ...]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from .iota import canonical_iota, iota_array
 from .model import HloSharding, Kind, SubgroupType
-from .sdy import AxisRef, DimSharding, TensorSharding
+from .sdy import AxisRef, DimSharding, Mesh, TensorSharding
 from .tiles import Tiles
 from .xla_rules import subgroup, transpose
 
@@ -33,22 +33,12 @@ SINGLE_DEVICE_WORDS = ("maximal_mesh", "single_device")
 
 
 @dataclass(frozen=True)
-class NamedMesh:
+class NamedMesh(Mesh):
     """`mesh['a'=2,'b'=4]` and its device order: `device_ids` as listed (the device at each
     row-major mesh position; never the identity), or `iota`, the canonical `([R]T(P))` form
     with more than one reshape dim; neither: devices 0, 1, 2, ... in mesh order."""
 
-    axes: tuple[tuple[str, int], ...]
-    device_ids: tuple[int, ...] | None = None
     iota: tuple[tuple[int, ...], tuple[int, ...]] | None = None
-
-    @property
-    def size(self) -> int:
-        return math.prod(size for _, size in self.axes)
-
-    @property
-    def sizes(self) -> dict[str, int]:
-        return dict(self.axes)
 
     @property
     def order(self) -> tuple[int, ...] | None:

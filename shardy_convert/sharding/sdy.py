@@ -8,6 +8,7 @@ product of the MORE MAJOR part of axis `a`. On `"a"=6` with q the position in me
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from ..errors import ShardingValueError, plural
@@ -113,17 +114,21 @@ def per_value_attr(shardings: list[TensorSharding]) -> str:
 
 @dataclass(frozen=True)
 class Mesh:
-    """`<["a"=2, "b"=4], device_ids=[...]>`; `device_ids` None means iota order."""
+    """`<["a"=2, "b"=4], device_ids=[...]>`; `device_ids` None means iota order. The one core
+    of the package's meshes: a mesh a user made (`mesh_fit.UserMesh`, with where it came
+    from) and a mesh of XLA's named shardings (`named.NamedMesh`, with its iota order) are
+    this mesh with one field more."""
 
     axes: tuple[tuple[str, int], ...]
     device_ids: tuple[int, ...] | None = None
 
     @property
     def size(self) -> int:
-        total = 1
-        for _, n in self.axes:
-            total *= n
-        return total
+        return math.prod(size for _, size in self.axes)
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        return dict(self.axes)
 
     def __str__(self) -> str:
         axes = ", ".join(f'"{name}"={size}' for name, size in self.axes)
