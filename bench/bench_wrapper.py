@@ -200,7 +200,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-compile", action="store_true")
     args = ap.parse_args(argv)
     start = time.perf_counter()
-    from shardy_convert.plugin.torch_xla import _import_converter
+    from shardy_convert.plugin.torch_xla.use import _import_converter
 
     _import_converter()  # what `use_plugin` does up front
     imports_ms = (time.perf_counter() - start) * 1e3

@@ -63,7 +63,7 @@ def spec_placement(spec, tensor, mesh) -> list | None:
 
 def _named(model, optimizer) -> dict:
     """The program's own names for its tensors (the test checks the report has the same)."""
-    from shardy_convert.plugin.audit import named_tensors
+    from shardy_convert.plugin.audit.report import named_tensors
 
     return {item.name: item.tensor for item in named_tensors(model, optimizer)}
 
@@ -72,7 +72,7 @@ def _audited(model, optimizer, mesh, before: dict, policy: str | None = None) ->
     """Audits the program now (after its step) and writes the report and torch_xla's own
     reading of every tensor into FACTS."""
     from shardy_convert import torch_xla as sc
-    from shardy_convert.plugin.audit_policy import Policy
+    from shardy_convert.plugin.audit.policy import Policy
 
     report = sc.audit(model, optimizer, policy=Policy.from_toml(policy) if policy else None)
     FACTS["report"] = report.as_json()
@@ -159,7 +159,7 @@ def llama_tp_adamw() -> dict:
 
 def _mesh_of():
     """The (2, 4) mesh llama_tp_setup made (it is the recorder's only mesh)."""
-    from shardy_convert.plugin.mesh_recorder import RECORDER
+    from shardy_convert.plugin.torch_xla.mesh_recorder import RECORDER
 
     (mesh,) = RECORDER.meshes()
     axes = tuple(name for name, _ in mesh.axes)
@@ -200,7 +200,7 @@ def mlp_adamw_unrecorded() -> dict:
     again with its mesh given (specs read on it). Through use_plugin the marks are recorded
     all the same (use_plugin starts the recorder)."""
     from shardy_convert import torch_xla as sc
-    from shardy_convert.plugin.audit_policy import Policy
+    from shardy_convert.plugin.audit.policy import Policy
 
     torch.manual_seed(0)
     mesh = xs.Mesh(np.arange(8), (2, 4), ("data", "model"))

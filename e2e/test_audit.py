@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from shardy_convert.cli.main import main
 from shardy_convert.formats.audit import AuditReport, from_json
-from shardy_convert.plugin.audit_policy import Policy
+from shardy_convert.plugin.audit.policy import Policy
 
 from .audit_programs import MLP_POLICY
 from .test_torch_xla import ROOT, TIMEOUT, assert_only_shardy, assert_ran, run

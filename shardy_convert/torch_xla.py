@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from .errors import ShardingContractError
 from .formats.audit import AuditFinding, AuditReport, TensorRow
-from .plugin.audit import audit
-from .plugin.audit_policy import Policy
+from .plugin.audit.policy import Policy
+from .plugin.audit.report import audit
 from .plugin.plugin_library import cpu_plugin_path
-from .plugin.torch_xla import Handle, record, record_meshes, use_plugin
+from .plugin.torch_xla.use import Handle, record, record_meshes, use_plugin
 
 __all__ = [
     "AuditFinding",

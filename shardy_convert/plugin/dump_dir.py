@@ -36,8 +36,8 @@ from pathlib import Path
 from ..errors import ShardyConvertError
 from ..formats.meshes import IN_DIR
 from ..formats.output import write_atomic
-from .mesh_recorder import RECORDER
 from .program import ProgramReport
+from .torch_xla.mesh_recorder import RECORDER
 
 log = logging.getLogger("shardy_convert.wrapper")
 

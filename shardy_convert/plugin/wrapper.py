@@ -40,9 +40,9 @@ from ..errors import ShardyConvertError
 from . import compile_options
 from .cache import Cache, Counters
 from .dump_dir import DumpDir, dump_for
-from .mesh_recorder import RECORDER
 from .program import Converted, ProgramError, ProgramReport, convert, passthrough_program
 from .settings import Settings
+from .torch_xla.mesh_recorder import RECORDER
 
 log = logging.getLogger("shardy_convert.wrapper")
 

@@ -13,7 +13,7 @@ import pytest
 from shardy_convert.errors import ShardyConvertError
 from shardy_convert.formats import meshes
 from shardy_convert.plugin import dump_dir
-from shardy_convert.plugin.mesh_recorder import MeshRecorder
+from shardy_convert.plugin.torch_xla.mesh_recorder import MeshRecorder
 from tests.helpers import TESTDATA
 
 

@@ -1,5 +1,5 @@
 """The audit's findings and its policy, without torch: rows as `audit()` builds them from a
-live program (shardy_convert.plugin.audit_rules, .audit_policy), the strings as torch_xla 2.9
+live program (shardy_convert.plugin.audit.rules, .policy), the strings as torch_xla 2.9
 printed them for the two-layer MLP of issue 26 (AdamW, weights marked, biases not)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import pytest
 
 from shardy_convert.errors import ShardingContractError, ShardyConvertError, UsageError
 from shardy_convert.formats.audit import AuditReport, TensorRow
-from shardy_convert.plugin.audit_policy import DEFAULT_RULES, Policy, as_policy
-from shardy_convert.plugin.audit_rules import findings
+from shardy_convert.plugin.audit.policy import DEFAULT_RULES, Policy, as_policy
+from shardy_convert.plugin.audit.rules import findings
 from shardy_convert.sharding import parse
 from shardy_convert.sharding.mesh_fit import UserMesh
 from shardy_convert.sharding.partition_spec import spec_on
@@ -188,7 +188,7 @@ def test_a_policy_is_given_as_a_path_a_dict_or_none(tmp_path):
 
 
 def test_without_the_recorder_the_rules_that_need_marks_are_not_checked():
-    from shardy_convert.plugin.audit_rules import not_checked
+    from shardy_convert.plugin.audit.rules import not_checked
 
     policy = as_policy(None)
     unchecked = not_checked(policy, marks_recorded=False, meshes=())
@@ -208,7 +208,7 @@ def test_without_the_recorder_the_rules_that_need_marks_are_not_checked():
 
 def test_a_rule_not_checked_is_never_passed_and_survives_json():
     from shardy_convert.formats.audit import from_json
-    from shardy_convert.plugin.audit_rules import not_checked
+    from shardy_convert.plugin.audit.rules import not_checked
 
     rows = [row("w", (8, 8), "{devices=[4,1,2]<=[8] last_tile_dim_replicate}")]
     unchecked = not_checked(as_policy(None), marks_recorded=False, meshes=())

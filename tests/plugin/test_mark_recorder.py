@@ -10,7 +10,7 @@ import types
 
 import pytest
 
-from shardy_convert.plugin import mesh_recorder
+from shardy_convert.plugin.torch_xla import mesh_recorder
 
 SPEC = "{devices=[4,1,2]0,4,1,5,2,6,3,7 last_tile_dim_replicate}"
 

@@ -18,8 +18,9 @@ from shardy_convert.formats import meshes as mesh_file
 from shardy_convert.formats import module as formats
 from shardy_convert.ir.parse import new_context
 from shardy_convert.ir.sdy_attrs import read_meshes
-from shardy_convert.plugin import compile_options, dump_dir, mesh_recorder, wrapper
+from shardy_convert.plugin import compile_options, dump_dir, wrapper
 from shardy_convert.plugin.settings import Settings
+from shardy_convert.plugin.torch_xla import mesh_recorder
 from tests.conftest import TESTDATA
 from tests.helpers import run
 from tests.plugin.test_wrapper import ESCAPE, MATMUL, jaxlib_options, portable

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from shardy_convert.errors import MissingDependencyError, ShardyConvertError
-from shardy_convert.plugin import registration
+from shardy_convert.plugin.torch_xla import registration
 from shardy_convert.torch_xla import record, record_meshes, use_plugin
 
 from ..pjrt_plugin import plugin_path

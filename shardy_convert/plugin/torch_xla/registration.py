@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
 
-from ..errors import MissingDependencyError, UsageError
-from .settings import ENV, Settings
+from ...errors import MissingDependencyError, UsageError
+from ..settings import ENV, Settings
 
 _installed: tuple[Settings, Any] | None = None
 _lock = threading.Lock()

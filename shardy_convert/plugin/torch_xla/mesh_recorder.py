@@ -29,10 +29,10 @@ import weakref
 from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import ShardyConvertError
-from ..formats import meshes as mesh_file
-from ..formats.output import write_atomic
-from ..sharding.mesh_fit import UserMesh
+from ...errors import ShardyConvertError
+from ...formats import meshes as mesh_file
+from ...formats.output import write_atomic
+from ...sharding.mesh_fit import UserMesh
 
 log = logging.getLogger("shardy_convert.wrapper")
 

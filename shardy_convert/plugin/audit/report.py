@@ -26,13 +26,14 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..errors import ShardingValueError, UsageError, clip, plural
-from ..formats import meshes as mesh_file
-from ..formats.audit import AuditReport, TensorRow
-from ..sharding.mesh_fit import UserMesh
-from ..sharding.partition_spec import Spec, spec_on
-from . import audit_rules, mesh_recorder, registration
-from .audit_policy import Policy, as_policy
+from ...errors import ShardingValueError, UsageError, clip, plural
+from ...formats import meshes as mesh_file
+from ...formats.audit import AuditReport, TensorRow
+from ...sharding.mesh_fit import UserMesh
+from ...sharding.partition_spec import Spec, spec_on
+from ..torch_xla import mesh_recorder, registration
+from . import rules as audit_rules
+from .policy import Policy, as_policy
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,11 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import ShardyConvertError
-from ..formats.audit import MARKS_NOT_RECORDED, AuditFinding, NotChecked, TensorRow
-from ..sharding import HloSharding, Kind, parse
-from ..sharding.partition_spec import Spec
-from .audit_policy import Policy
+from ...errors import ShardyConvertError
+from ...formats.audit import MARKS_NOT_RECORDED, AuditFinding, NotChecked, TensorRow
+from ...sharding import HloSharding, Kind, parse
+from ...sharding.partition_spec import Spec
+from .policy import Policy
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ShardingValueError, ShardyConvertError, UsageError, clip
-from ..sharding.partition_spec import Spec, parse_spec
+from ...errors import ShardingValueError, ShardyConvertError, UsageError, clip
+from ...sharding.partition_spec import Spec, parse_spec
 
 # Each rule's severity unless the policy says otherwise. A mark the compiled program did not
 # keep, a tensor on no mesh the program made and a policy violation break the contract the

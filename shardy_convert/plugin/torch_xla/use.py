@@ -25,11 +25,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import MissingDependencyError, ShardyConvertError, UsageError
-from ..formats import meshes as mesh_file
-from ..ir.interrupts import sigint_outside_imports
-from . import mesh_recorder, plugin_library, registration, wrapper
-from .settings import Settings
+from ...errors import MissingDependencyError, ShardyConvertError, UsageError
+from ...formats import meshes as mesh_file
+from ...ir.interrupts import sigint_outside_imports
+from .. import plugin_library, wrapper
+from ..settings import Settings
+from . import mesh_recorder, registration
 
 
 @dataclass
@@ -208,15 +209,15 @@ def _check_plugin(library_path: str | os.PathLike) -> str:
 def _import_converter() -> None:
     """Imports what the first conversion needs (jaxlib's extension for portable artifacts, MLIR
     bindings, passes: ~0.3-0.7 s)."""
-    from ..xla import compat
+    from ...xla import compat
 
     compat.jax_extension()
 
-    from .. import converter  # noqa: F401
-    from ..formats import module as formats  # noqa: F401
-    from ..formats import portable as round_trip
-    from ..ir.parse import new_context
-    from ..passes import lift_callee_shardings, pad_uneven, pipeline  # noqa: F401
+    from ... import converter  # noqa: F401
+    from ...formats import module as formats  # noqa: F401
+    from ...formats import portable as round_trip
+    from ...ir.parse import new_context
+    from ...passes import lift_callee_shardings, pad_uneven, pipeline  # noqa: F401
 
     with new_context():
         pass
@@ -248,8 +249,8 @@ def _wrap(xlac, name: str, after) -> None:
 
 
 def _spelled(spec: str, replicated: bool = True) -> str:
-    from ..sharding import normalize
-    from ..sharding.canonical import device_list_spelling
+    from ...sharding import normalize
+    from ...sharding.canonical import device_list_spelling
 
     try:
         return device_list_spelling(normalize(spec) if replicated else spec)
