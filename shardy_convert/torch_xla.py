@@ -1,6 +1,6 @@
 """`shardy_convert.torch_xla`: the public names of the torch_xla entry points: `use_plugin`,
-`record_meshes` and `record` (plugin/torch_xla.py), `audit` and its report and policy
-(plugin/audit.py), `cpu_plugin_path` (OpenXLA's CPU plugin to run them on,
+`record_meshes` and `record` (plugin/torch_xla/use.py), `audit` and its report and policy
+(plugin/audit/), `cpu_plugin_path` (OpenXLA's CPU plugin to run them on,
 plugin/plugin_library.py)."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 `make golden` rewrites testdata/golden/ from the current converter; review the diff. Goldens
 are written by the newest supported jaxlib; older ones print some ops differently, so both
-sides are compared through `compat.comparable_text`.
+sides are compared through `tests.helpers.comparable_text`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from shardy_convert.commands.diff import diff
 from shardy_convert.ir import compat
 from shardy_convert.passes import import_custom_calls
 from tests.conftest import TESTDATA
+from tests.helpers import comparable_text
 
 _spec = importlib.util.spec_from_file_location("make_golden", TESTDATA / "make_golden.py")
 make_golden = importlib.util.module_from_spec(_spec)
@@ -26,9 +27,9 @@ _spec.loader.exec_module(make_golden)
 def test_output_matches_golden(entry):
     path = make_golden.golden_path(entry)
     assert path.exists(), f"no golden file {path}; run `make golden`"
-    rendered = compat.comparable_text(make_golden.render(entry))
+    rendered = comparable_text(make_golden.render(entry))
     expected = _in_this_jaxlibs_form(path.read_text())
-    assert rendered == compat.comparable_text(expected), f"{path} is stale; run `make golden`"
+    assert rendered == comparable_text(expected), f"{path} is stale; run `make golden`"
 
 
 def _in_this_jaxlibs_form(golden: str) -> str:

@@ -1,6 +1,6 @@
 """The sharding audit report: one row per named tensor of a torch_xla program, and findings.
 
-`shardy_convert.torch_xla.audit` builds it from a live program (plugin/audit.py); `diff`
+`shardy_convert.torch_xla.audit` builds it from a live program (plugin/audit/report.py); `diff`
 reads two of them as JSON (commands/diff_audit.py). Data first: `to_json()` and `str()` are
 two views of the same rows, and `check()` raises on the findings the policy made errors.
 

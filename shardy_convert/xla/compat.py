@@ -53,7 +53,7 @@ def xla_client() -> ModuleType:
 
 def jax_extension() -> ModuleType:
     """`jaxlib._jax`, jaxlib's extension module (portable artifacts, XLA's HLO importer).
-    Importing it takes ~0.2 s: the plugin path does so up front (`plugin/torch_xla.py`)."""
+    Importing it takes ~0.2 s: the plugin path does so up front (`plugin/torch_xla/use.py`)."""
     return importlib.import_module("jaxlib._jax")
 
 

@@ -1,5 +1,5 @@
 """The mesh file (formats/meshes.py), the in-process mesh recorder and the dump directory's
-graph-hash reader (plugin/mesh_recorder.py, plugin/dump_dir.py), without torch_xla."""
+graph-hash reader (plugin/torch_xla/mesh_recorder.py, plugin/dump_dir.py), without torch_xla."""
 
 from __future__ import annotations
 

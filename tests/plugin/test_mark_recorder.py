@@ -1,6 +1,6 @@
-"""The recorder's marks (plugin/mesh_recorder.py) without torch: torch_xla's `_XLAC` and its
-`mark_sharding` modules are stood in for by objects with the same attributes, the wrappers
-installed on them as `install()` installs them on torch_xla's."""
+"""The recorder's marks (plugin/torch_xla/mesh_recorder.py) without torch: torch_xla's
+`_XLAC` and its `mark_sharding` modules are stood in for by objects with the same attributes,
+the wrappers installed on them as `install()` installs them on torch_xla's."""
 
 from __future__ import annotations
 
