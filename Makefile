@@ -195,7 +195,10 @@ test-asan: $(ASAN_LIB) $(TORCH_E2E) ## the wrapper built with ASan+UBSan: its te
 # client among them (it compiles on threads Python did not start).
 TSAN_LIB := build/tsan/libpjrt_shardy_wrapper.so
 TSAN_SUPP := tests/plugin/tsan.supp
-TSAN_ENV = LD_PRELOAD="$$($(CC) -print-file-name=libtsan.so)" \
+# PYTHONMALLOC=malloc: CPython's own allocator reuses memory TSan never sees freed (a ctypes
+# buffer of a finished thread handed to another thread's call reads as a race); through malloc,
+# TSan sees each block freed and made anew.
+TSAN_ENV = PYTHONMALLOC=malloc LD_PRELOAD="$$($(CC) -print-file-name=libtsan.so)" \
   TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(abspath $(TSAN_SUPP)) \
   SHARDY_CONVERT_WRAPPER_LIBRARY=$(abspath $(TSAN_LIB))
 TSAN_TESTS := $(foreach t,wrapper newer_plugin jax_client,tests/plugin/test_$(t).py)
