@@ -428,12 +428,11 @@ def _record_placement(mod: ir.Module, found: pipeline.PipelineResult) -> None:
     """A program single-device-program made one partition says no more where it runs: the
     file written keeps its device (formats/device_order.py)."""
     from .formats import device_order
-    from .passes.iota_mesh import DeviceOrder
-    from .passes.single_device_program import SingleDeviceProgramPass
+    from .passes.single_device_program import OnOneDevice
 
-    for name, result in found.found:
-        if name == SingleDeviceProgramPass.NAME and isinstance(result, DeviceOrder):
-            device_order.write(mod.operation, result.order)
+    placed = found.of(OnOneDevice)
+    if placed is not None:
+        device_order.write(mod.operation, placed.order)
 
 
 def convert_module(

@@ -3,7 +3,7 @@
 
 A program placed whole on device k converts to one partition on the empty mesh
 (passes/single_device_program.py), which says nothing of k: the pass returns k as a value
-(`DeviceOrder`), and only a file written for a reader keeps it, here. In process, the plugin
+(`OnOneDevice`), and only a file written for a reader keeps it, here. In process, the plugin
 takes the value into its compile options and nothing is written."""
 
 from __future__ import annotations

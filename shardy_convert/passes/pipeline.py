@@ -201,7 +201,8 @@ def _joined(pipeline: str | Sequence[str | Step]) -> str:
 class PipelineResult:
     """What the passes of one pipeline run found, in order: (pass name, result) for each pass
     whose `run` returned one (import-shardings' `MeshChoice`, iota-mesh's `DeviceOrder`,
-    match-gspmd-boundary's `BoundaryOutcome`): MLIR's pass statistics, as values."""
+    single-device-program's `OnOneDevice`, match-gspmd-boundary's `BoundaryOutcome`): MLIR's
+    pass statistics, as values."""
 
     found: tuple[tuple[str, object], ...] = ()
 

@@ -17,10 +17,29 @@ from ..ir.sdy_attrs import MESH_OP, per_value, replicated
 from ..ir.value_attrs import ValueAttrs, value_types_of
 from ..ir.walker import SDY_SHARDING, body, func_name, funcs, join_location
 from ..sharding.sdy import Mesh
-from .iota_mesh import STABLEHLO_MESH, DeviceOrder
+from .iota_mesh import STABLEHLO_MESH
 
 EMPTY_MESH = "empty_mesh"
 NUM_PARTITIONS = "mhlo.num_partitions"
+
+
+@dataclass(frozen=True)
+class OnOneDevice:
+    """What single-device-program returns when it made a program one partition: the device
+    `device` it was placed on, which the compile must run that partition on (`order`, the
+    device assignment; a file written records it: formats/device_order.py)."""
+
+    device: int
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        return (self.device,)
+
+    def __str__(self) -> str:
+        return (
+            f"program placed whole on device {self.device}: one partition (compile it on "
+            f"device {self.device})"
+        )
 
 
 @dataclass(frozen=True)
@@ -30,14 +49,14 @@ class SingleDeviceProgramPass:
     sharding is on the maximal mesh `<[], device_ids=[k]>` of one device k becomes what JAX
     lowers a single-device placement to: `sdy.mesh @empty_mesh = <[]>`, each sharding closed
     replicated on it, `mhlo.num_partitions = 1` (where the module says a count); k is returned
-    as the `DeviceOrder` to compile with (a file written records it: formats/device_order.py).
+    as `OnOneDevice`, the device to compile on.
     A single-device sharding on an argument or result of a program that places other values
     elsewhere has no such form: a NoShardyFormError."""
 
     NAME: ClassVar[str] = "single-device-program"
     always: bool = False
 
-    def run(self, module: ir.Operation, analyses: Analyses | None = None) -> DeviceOrder | None:
+    def run(self, module: ir.Operation, analyses: Analyses | None = None) -> OnOneDevice | None:
         meshes = [op for op in body(module).operations if op.operation.name == MESH_OP]
         single = {_name(op): d for op in meshes if (d := _device(op)) is not None}
         if not single or not (self.always or compat.single_device_arguments_refused()):
@@ -48,7 +67,7 @@ class SingleDeviceProgramPass:
         device = next(iter(single.values()))
         with module.context:
             _rewrite(module, meshes[0])
-        return DeviceOrder((device,))
+        return OnOneDevice(device)
 
 
 def _rewrite(module: ir.Operation, mesh_op) -> None:

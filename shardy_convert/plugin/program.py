@@ -215,6 +215,7 @@ def _to_shardy(
     from ..passes import pipeline
     from ..passes.import_shardings import ImportShardingsPass, MeshChoice
     from ..passes.iota_mesh import DeviceOrder
+    from ..passes.single_device_program import OnOneDevice
 
     if is_shardy(mod.operation):
         return None, replace(report, shardy=True)
@@ -242,9 +243,9 @@ def _to_shardy(
     order = pipeline.run(mod, pipeline.build(["iota-mesh"]), verify_each=False).of(DeviceOrder)
     # single-device-program's one partition on device k: k goes to the options, as
     # iota-mesh's order does
-    order = order or found.of(DeviceOrder)
+    placed = order or found.of(OnOneDevice)
     report = replace(report, mesh=_mesh_text(mod), choice=found.of(MeshChoice), boundary=boundary)
-    return (None if order is None else order.order), report
+    return (None if placed is None else placed.order), report
 
 
 def passthrough_program(code: bytes, form: str, options: bytes) -> tuple[bytes, ...]:

@@ -9,8 +9,7 @@ from shardy_convert.converter import run_passes
 from shardy_convert.formats import device_order
 from shardy_convert.ir.parse import new_context, parse_module
 from shardy_convert.passes import pipeline
-from shardy_convert.passes.iota_mesh import DeviceOrder
-from shardy_convert.passes.single_device_program import SingleDeviceProgramPass
+from shardy_convert.passes.single_device_program import OnOneDevice, SingleDeviceProgramPass
 
 ON_DEVICE_3 = """
 module attributes {mhlo.num_partitions = 4 : i32} {
@@ -28,7 +27,7 @@ def test_the_pass_returns_the_device_and_writes_nothing_on_the_module():
     with new_context() as ctx:
         module = parse_module(ON_DEVICE_3, ctx)
         found = pipeline.run(module, (SingleDeviceProgramPass(always=True),))
-        assert found.of(DeviceOrder) == DeviceOrder((3,))
+        assert found.of(OnOneDevice) == OnOneDevice(3)
         assert device_order.read(module.operation) is None
         assert device_order.ATTRIBUTE not in str(module)
         assert "@empty_mesh = <[]>" in str(module)
