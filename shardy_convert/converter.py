@@ -61,6 +61,12 @@ class ConvertRequest:
         """Whether the pass named `name` (`match-gspmd-boundary`) runs before the import."""
         return any(step.NAME == name for step in self.before)
 
+    def taking(self, name: str) -> tuple[tuple, ConvertRequest]:
+        """The `before` passes named `name`, and this request without them."""
+        taken = tuple(step for step in self.before if step.NAME == name)
+        rest = tuple(step for step in self.before if step.NAME != name)
+        return taken, replace(self, before=rest)
+
     def run(self, module: str | bytes) -> str | bytes:
         """`convert()` as the command line runs it: a module written as it came says so."""
         return _convert(module, self, say_as_it_is=True)

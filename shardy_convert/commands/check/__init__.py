@@ -14,6 +14,8 @@ shardings, with the parameters each may become (the report; `--max-cost-ratio` g
 
 The room:
 - `run.py`: the loop over a batch (`check_inputs`): read, convert, compile, compare.
+- `program.py`: one side of a graph read in one parse (`Program`: its signature, devices,
+  draws, unpartitioned reference, mesh).
 - `compare.py`: one graph's comparison (`compare`) and its `CheckReport`.
 - `verdict.py`: the verdicts a graph can get (`Verdict`).
 - `numerics.py`: the values' verdict: the first run, the f64 rerun (or a second draw), who
@@ -38,10 +40,11 @@ The room:
 
 from __future__ import annotations
 
-from .compare import CheckReport, compare, compare_compiled, compare_programs
-from .compiled import Compiled, compile_module, execute
+from .compare import CheckReport, compare, compare_compiled, compare_programs, compare_read
+from .compiled import Compiled, compile_module, compile_program, execute
 from .cost import Collectives, Cost, program_cost
 from .draws import random_inputs
+from .program import Program, read_converted, read_original
 from .run import CheckRequest, GraphCheck, check_inputs, device_count
 from .signature import Signature, main_signature
 from .values import Agreement, agreement, tolerance
@@ -55,6 +58,7 @@ __all__ = [
     "Compiled",
     "Cost",
     "GraphCheck",
+    "Program",
     "Signature",
     "Verdict",
     "agreement",
@@ -62,11 +66,15 @@ __all__ = [
     "compare",
     "compare_compiled",
     "compare_programs",
+    "compare_read",
     "compile_module",
+    "compile_program",
     "device_count",
     "execute",
     "main_signature",
     "program_cost",
     "random_inputs",
+    "read_converted",
+    "read_original",
     "tolerance",
 ]

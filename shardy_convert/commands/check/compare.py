@@ -21,12 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from .boundary_differences import BoundaryDifference, boundary_differences
-from .compiled import Compiled, NotRun, compile_module
+from .compiled import Compiled, NotRun, compile_program
 from .cost import Cost
 from .divergence import Divergences
-from .draws import Draw, draw_inputs, input_draws, user_inputs
+from .draws import Draw, draw_inputs, user_inputs
 from .numerics import Judgement, Rerun, Sides, judge
 from .partitioner import PartitionerUsed
+from .program import Program, read_converted, read_original
 from .verdict import Evidence, Verdict, verdict
 
 
@@ -103,26 +104,33 @@ def compare(
     given: Given | None = None,
 ) -> CheckReport:
     """Compiles both sides on `n` CPU devices and compares which partitioner compiled them,
-    shardings, then values (see the module docstring)."""
-    gspmd = compile_module(original, n, shardy=False)
-    shardy = compile_module(converted, n, shardy=True)
-    return compare_compiled(
-        gspmd, shardy, original, converted, seed=seed, reference=reference, given=given
-    )
+    shardings, then values (see the module docstring); `reference`: with the program run
+    unpartitioned on one device."""
+    read = read_original(original, reference=reference)
+    return compare_read(read, replace(read_converted(converted), devices=n), seed=seed, given=given)
+
+
+def compare_read(
+    original: Program, converted: Program, *, seed: int = 0, given: Given | None = None
+) -> CheckReport:
+    """`compare` of two programs read (program.py), on the result's devices."""
+    n = converted.devices
+    gspmd = compile_program(original.text, original.signature, n, shardy=False)
+    shardy = compile_program(converted.text, converted.signature, n, shardy=True)
+    return compare_compiled(gspmd, shardy, original, converted, seed=seed, given=given)
 
 
 def compare_compiled(
     gspmd: Compiled,
     shardy: Compiled,
-    original: str | bytes,
-    converted: str | bytes,
+    original: Program,
+    converted: Program,
     *,
     seed: int = 0,
-    reference: bool = True,
     given: Given | None = None,
 ) -> CheckReport:
     """`compare` of two programs already compiled from `original` (GSPMD) and `converted`
-    (Shardy) on the same devices."""
+    (Shardy) on the same devices; with the unpartitioned reference `original` carries."""
     report = compare_programs(gspmd, shardy, outputs="annotated")
     fell_back = report.partitioners["shardy"]
     if fell_back.fell_back:
@@ -136,7 +144,7 @@ def compare_compiled(
         _not_run(report, f"no test values for {', '.join(dict.fromkeys(unrunnable))}")
         return report
     draw, report.inputs = _inputs(gspmd, original, given or Given(), seed)
-    sides = Sides(gspmd, shardy, original, converted, reference, draw)
+    sides = Sides(gspmd, shardy, original, converted, draw)
     try:
         judgement = judge(sides)
     except NotRun as e:
@@ -152,10 +160,10 @@ def _not_run(report: CheckReport, why: str) -> None:
     report.evidence = replace(report.evidence, not_run=why)
 
 
-def _inputs(gspmd: Compiled, original, inputs: Given, seed: int) -> tuple[Callable, str]:
+def _inputs(gspmd: Compiled, original: Program, inputs: Given, seed: int) -> tuple[Callable, str]:
     """(draw(signature, seed, scale) -> arrays, how the first run's inputs were made). The
     user's values are the first run's; a second draw, where one is needed, is drawn."""
-    draws = input_draws(original)
+    draws = list(original.draws)
 
     def drawn(signature, again: int, scale: float) -> list:
         return draw_inputs(signature, draws, seed + again, scale)

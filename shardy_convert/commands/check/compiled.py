@@ -92,14 +92,19 @@ def rematerializations_logged() -> bool:
 
 
 def compile_module(text: str | bytes, n: int, *, shardy: bool) -> Compiled:
-    """Compiles on the CPU client of `n` devices with `n` partitions and the chosen
-    partitioner. Propagation to an output is allowed only where the module leaves that result
-    unannotated (one flag per result, as `jax.jit` sets them and as torch_xla's dumps, whose
-    results carry none, get all True): with True for an annotated result GSPMD would replace
-    its annotation, Shardy would keep it. A module that names its device order
+    """`compile_program` of a module's text (its signature read from it)."""
+    return compile_program(text, main_signature(text), n, shardy=shardy)
+
+
+def compile_program(text: str | bytes, signature: Signature, n: int, *, shardy: bool) -> Compiled:
+    """Compiles `text`, whose @main is `signature`, on the CPU client of `n` devices with `n`
+    partitions and the chosen partitioner. Propagation to an output is allowed only where the
+    module leaves that result unannotated (one flag per result, as `jax.jit` sets them and as
+    torch_xla's dumps, whose results carry none, get all True): with True for an annotated
+    result GSPMD would replace its annotation, Shardy would keep it. A module that names its
+    device order
     (`Signature.device_order`: a program placed whole on device k is one partition on k)
     compiles on those devices of the `n`."""
-    signature = main_signature(text)
     if isinstance(text, str):  # XLA's parser is jaxlib's MLIR too (legacy_i1, debug_locations)
         text = parseable(i1_hex_for_parser(text))
     order = signature.device_order

@@ -29,14 +29,13 @@ from ...formats.propagated_hlo import instructions
 from ...formats.propagation_diff import Comparison, compare
 from ...ir.op_tags import NoOpTags, TaggedOp, index_of, tag_ops
 from ...ir.parse import new_context, parse_module, print_module
-from ...ir.sdy_attrs import read_meshes
 from ...sharding import Kind, parse
 from ...sharding.mesh_fit import UserMesh
 from ...sharding.partition_spec import spec_on
 from ...xla.options import compile_options
 from ...xla.propagation import compile_propagated
 from .cost import COLLECTIVES, Cost, shape_bytes
-from .signature import main_signature
+from .program import Program
 
 SHOWN = 5  # divergences the text report shows per graph
 INFERRED_AXIS = "_axis_"  # the axes of a mesh inferred from the shardings: _axis_0, ...
@@ -115,26 +114,26 @@ def cheaper(gspmd: Cost | None, shardy: Cost | None) -> str | None:
 
 
 def find_divergences(
-    original: str, convert: Callable[[str], str | bytes], devices: int
+    original: Program, convert: Callable[[str], str | bytes], converted: Program
 ) -> Divergences:
-    """The divergences of a GSPMD graph (`original`) and its conversion (`convert`, as check
-    converted it), on `devices` devices."""
+    """The divergences of a GSPMD graph (`original`) and its conversion (`converted`; `convert`
+    converts as check did), on the result's devices, specs written on its mesh."""
+    devices = converted.devices
     with new_context() as ctx:
-        module = parse_module(original, ctx)
+        module = parse_module(original.text, ctx)
         try:
             table = tag_ops(module.operation)
         except NoOpTags as e:
             return Divergences(unavailable=e.message)
         tagged = print_module(module, "text", locations=True)
-    converted = convert(tagged)
-    flags = main_signature(original).propagate_to_output()
+    flags = original.signature.propagate_to_output()
     sides = []
-    for text, shardy in ((tagged, False), (converted, True)):
+    for text, shardy in ((tagged, False), (convert(tagged), True)):
         options = compile_options(devices, shardy=shardy, propagate_to_output=flags, optimize=False)
         sides.append(compile_propagated(text, devices, options, shardy=shardy))
     comparison = compare(sides[0].hlo, sides[1].hlo)
     spent = [_collectives_by_op(side.compiled.optimized_hlo() or "") for side in sides]
-    mesh = _mesh(converted)
+    mesh = converted.mesh
     # a constant is made on every device it is used on: neither reported nor a cause
     constants = {d.op for d in comparison.divergences if table[d.op].name == "stablehlo.constant"}
     found = [
@@ -157,16 +156,6 @@ def _collectives_by_op(hlo: str) -> dict[int, int]:
             continue
         spent[op] = spent.get(op, 0) + shape_bytes(inst.shape)
     return spent
-
-
-def _mesh(converted: str | bytes) -> UserMesh | None:
-    """The program's mesh (the converted module's `@mesh`), None where it has none."""
-    with new_context() as ctx:
-        meshes = read_meshes(parse_module(converted, ctx).operation)
-    mesh = meshes.get("mesh") or next((m for m in meshes.values() if m.axes), None)
-    if mesh is None or not mesh.axes:
-        return None
-    return UserMesh(tuple(mesh.axes), mesh.device_ids)
 
 
 def _divergence(d, op: TaggedOp, mesh: UserMesh | None, spent) -> Divergence:
@@ -239,25 +228,27 @@ def shifted(found: Divergences, lines: int) -> Divergences:
     return replace(found, found=moved)
 
 
-def suggested_pins(original: str, converted: str | bytes, devices: int, lines: int) -> list[str]:
+def suggested_pins(original: Program, converted: Program, lines: int) -> list[str]:
     """The pins match-gspmd-propagation writes on `original` (the fewest that give GSPMD's
     program: each where a divergence starts), each as the line a torch_xla user adds (the
     pin's GSPMD sharding as a spec on the converted program's mesh), then the divergences it
     cannot pin, with why."""
     from ...passes.match_gspmd_propagation import MatchGspmdPropagationPass
 
-    flags = main_signature(original).propagate_to_output()
+    flags = original.signature.propagate_to_output()
     matcher = MatchGspmdPropagationPass(
-        num_devices=devices, allow_spmd_sharding_propagation_to_output=flags
+        num_devices=converted.devices, allow_spmd_sharding_propagation_to_output=flags
     )
     with new_context() as ctx:
-        module = parse_module(original, ctx)
-        outcome = matcher.run(module.operation)
-    mesh = _mesh(converted)
+        outcome = matcher.run(parse_module(original.text, ctx).operation)
+    table: list[TaggedOp] = []
+    if outcome.pins:  # the ops as tagged before the pins: each pin's rank
+        with new_context() as ctx:
+            table = tag_ops(parse_module(original.text, ctx).operation)
     lines_out = []
     for pin in outcome.pins:
-        rank = _rank(original, pin.op)
-        spec = _spec(pin.sharding, mesh, rank)
+        result = table[pin.op].results[0] if table[pin.op].results else None
+        spec = _spec(pin.sharding, converted.mesh, len(result[0]) if result else None)
         op = TaggedOp(pin.op, pin.name, shift_location(pin.location, lines), ())
         lines_out.append(
             pin_line(spec, op)
@@ -267,13 +258,6 @@ def suggested_pins(original: str, converted: str | bytes, devices: int, lines: i
     if outcome.reason:
         lines_out.append(f"not pinned: {outcome.reason}")
     return lines_out
-
-
-def _rank(original: str, index: int) -> int | None:
-    with new_context() as ctx:
-        table = tag_ops(parse_module(original, ctx).operation)
-    result = table[index].results[0] if table[index].results else None
-    return len(result[0]) if result else None
 
 
 __all__ = [

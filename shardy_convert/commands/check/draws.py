@@ -97,22 +97,24 @@ class Draw:
 def input_draws(text: str | bytes) -> list[Draw]:
     """One `Draw` per @main argument (see the module docstring)."""
     with new_context() as ctx:
-        module = parse_module(text, ctx)
-        main = next((f for f in funcs(module.operation) if func_name(f) == "main"), None)
-        if main is None or not len(main.regions[0].blocks):
-            return []
-        count = len(main.regions[0].blocks[0].arguments)
-        draws = [Draw() for _ in range(count)]
-        positive = find_ops(
-            main, lambda op: op.name in _POSITIVE_SINKS or op.name == "stablehlo.power"
-        )
-        for op in positive:
-            for k in _positive_operands(op):
-                _mark(draws, op.operands[k], _positive_draw(op), _positive_path)
-        for op in find_ops(main, lambda op: op.name in _INDEX_SINKS):
-            for k, bound in _bounds(op):
-                _mark(draws, op.operands[k], Draw("index", bound, _where(op)), _index_path)
-        return draws
+        return draws_of(parse_module(text, ctx).operation)
+
+
+def draws_of(module: ir.Operation) -> list[Draw]:
+    """`input_draws` of a parsed module."""
+    main = next((f for f in funcs(module) if func_name(f) == "main"), None)
+    if main is None or not len(main.regions[0].blocks):
+        return []
+    count = len(main.regions[0].blocks[0].arguments)
+    draws = [Draw() for _ in range(count)]
+    positive = find_ops(main, lambda op: op.name in _POSITIVE_SINKS or op.name == "stablehlo.power")
+    for op in positive:
+        for k in _positive_operands(op):
+            _mark(draws, op.operands[k], _positive_draw(op), _positive_path)
+    for op in find_ops(main, lambda op: op.name in _INDEX_SINKS):
+        for k, bound in _bounds(op):
+            _mark(draws, op.operands[k], Draw("index", bound, _where(op)), _index_path)
+    return draws
 
 
 def _bounds(op: ir.Operation) -> list[tuple[int, int]]:

@@ -35,8 +35,9 @@ import numpy as np
 
 from ...errors import ShardyConvertError
 from ...xla import execute as xla_execute
-from .compiled import Compiled, compile_module, execute
-from .reference import identity_order, unpartitioned
+from .compiled import Compiled, compile_module, compile_program, execute
+from .program import Program, read_original
+from .reference import identity_order
 from .values import CANCELLATION_FLOOR, Agreement, agreements, max_relative
 from .verdict import Pair
 from .widen import widened
@@ -148,14 +149,14 @@ class Run:
 
 @dataclass
 class Sides:
-    """What the values are judged on: both compiled programs, their texts, whether an
-    unpartitioned reference is wanted, and the inputs (`draw(signature, seed, scale)`)."""
+    """What the values are judged on: both compiled programs, both programs as read (the
+    original with its unpartitioned reference, where one was asked for and exists), and the
+    inputs (`draw(signature, seed, scale)`)."""
 
     gspmd: Compiled
     shardy: Compiled
-    original: str | bytes
-    converted: str | bytes
-    reference: bool
+    original: Program
+    converted: Program
     draw: Callable
     notes: list[str] = field(default_factory=list)
 
@@ -177,12 +178,12 @@ class Judgement:
 def judge(sides: Sides) -> Judgement:
     """The first run, then the rerun where it disagrees (see the module docstring)."""
     inputs = sides.draw(sides.gspmd.signature, 0, 1.0)
-    reference = _reference(sides, sides.original)
-    texts = (sides.original, sides.converted)
+    reference = _reference(sides.original, sides.notes)
+    texts = (sides.original.text, sides.converted.text)
     first = _run("first run", (sides.gspmd, sides.shardy, reference), inputs, texts)
     if first.agrees:
         return Judgement(True, first.relative, runs=[first])
-    second, rerun = _rerun(sides, inputs, first.relative)
+    second, rerun = _rerun(sides, inputs, first.relative, reference)
     if second.agrees:
         return Judgement(True, first.relative, rerun=rerun, runs=[first, second])
     judgement = _decide(second)
@@ -198,27 +199,29 @@ def _run(name: str, programs: tuple, inputs: list, texts: tuple) -> Run:
     return Run(name, gspmd, shardy, values, inputs, texts)
 
 
-def _reference(sides: Sides, original: str | bytes, *, note: bool = True) -> Compiled | None:
-    """The unpartitioned program on one device, or None (a note says why)."""
-    if not sides.reference:
-        return None
-    text, why = unpartitioned(original)
-    if text is None:
-        if note:
-            sides.notes.append(f"no unpartitioned reference ({why})")
+def _reference(original: Program, notes: list[str] | None = None) -> Compiled | None:
+    """The unpartitioned program on one device, or None (with `notes`, a note says why, where
+    one was asked for)."""
+    one = original.reference
+    if one is None:
+        if original.no_reference and notes is not None:
+            notes.append(f"no unpartitioned reference ({original.no_reference})")
         return None
     try:
-        return compile_module(text, 1, shardy=False)
+        return compile_program(one.text, one.signature, 1, shardy=False)
     except ShardyConvertError as e:
-        if note:
-            sides.notes.append(f"no unpartitioned reference ({e.message})")
+        if notes is not None:
+            notes.append(f"no unpartitioned reference ({e.message})")
         return None
 
 
-def _rerun(sides: Sides, inputs: list, first: float) -> tuple[Run, Rerun]:
-    """The second run: widened to f64 where the module allows, else a second draw."""
-    wide_original, why = widened(_text(sides.original))
-    wide_converted, why_converted = widened(_text(sides.converted))
+def _rerun(
+    sides: Sides, inputs: list, first: float, reference: Compiled | None
+) -> tuple[Run, Rerun]:
+    """The second run: widened to f64 where the module allows, else a second draw (with the
+    first run's `reference`)."""
+    wide_original, why = widened(_text(sides.original.text))
+    wide_converted, why_converted = widened(_text(sides.converted.text))
     why = why or why_converted
     if wide_original is not None and wide_converted is not None:
         try:
@@ -227,19 +230,19 @@ def _rerun(sides: Sides, inputs: list, first: float) -> tuple[Run, Rerun]:
         except ShardyConvertError as e:  # XLA refuses it widened (NotRun among them)
             why = f"widened, it does not compile or run: {e.message.splitlines()[0]}"
     again = sides.draw(sides.gspmd.signature, SECOND_DRAW_SEED, SECOND_DRAW_SCALE)
-    reference = _reference(sides, sides.original, note=False)
-    texts = (sides.original, sides.converted)
+    texts = (sides.original.text, sides.converted.text)
     run = _run("second draw", (sides.gspmd, sides.shardy, reference), again, texts)
     return run, Rerun("second draw", run.relative, run.agrees, why, first)
 
 
 def _widened_run(sides: Sides, original: str, converted: str, inputs: list) -> Run:
     n = len(sides.gspmd.devices)
-    gspmd = compile_module(original, n, shardy=False)
+    wide = read_original(original, reference=sides.original.reference is not None)
+    gspmd = compile_program(wide.text, wide.signature, n, shardy=False)
     shardy = compile_module(converted, n, shardy=True)
-    wide = [x.astype(dtype) for x, (_, dtype) in zip(inputs, gspmd.signature.args)]
-    reference = _reference(sides, original, note=False)
-    return _run("f64 run", (gspmd, shardy, reference), wide, (original, converted))
+    values = [x.astype(dtype) for x, (_, dtype) in zip(inputs, gspmd.signature.args)]
+    reference = _reference(wide)
+    return _run("f64 run", (gspmd, shardy, reference), values, (original, converted))
 
 
 def _decide(run: Run) -> Judgement:

@@ -39,27 +39,32 @@ _VALUE_ATTRS = ("arg_attrs", "res_attrs")
 def unpartitioned(text: str | bytes) -> tuple[str | None, str]:
     """(the one-device program, "") or (None, why there is none)."""
     with new_context() as ctx:
-        module = parse_module(text, ctx)
-        calls = find_ops(module.operation, lambda op: call_target(op) is not None)
-        manual = any("manual" in site.text for site in sites(module.operation))
-        if manual or any(call_target(op) in MANUAL_TARGETS for op in calls):
-            return None, "manual regions"
-        if find_ops(module.operation, lambda op: op.name in RANDOM_OPS):
-            return None, "random numbers"
-        if find_ops(module.operation, lambda op: op.name in WHERE_OPS):
-            return None, "partition or replica ids"
-        for op in calls:
-            if call_target(op) == "Sharding":  # an identity that only carries a sharding
-                op.results[0].replace_all_uses_with(op.operands[0])
-                op.erase()
-        for op in find_ops(module.operation, lambda op: SHARDING in op.attributes):
-            del op.attributes[SHARDING]
-        for func in find_ops(module.operation, lambda op: op.name == "func.func"):
-            _drop_value_shardings(func)
-        for name in _MODULE_ATTRS:
-            if name in module.operation.attributes:
-                del module.operation.attributes[name]
-        return print_module(module), ""
+        return strip_partitioning(parse_module(text, ctx))
+
+
+def strip_partitioning(module: ir.Module) -> tuple[str | None, str]:
+    """`unpartitioned` of a parsed module, which it changes into the one-device program (where
+    there is one; untouched where not)."""
+    calls = find_ops(module.operation, lambda op: call_target(op) is not None)
+    manual = any("manual" in site.text for site in sites(module.operation))
+    if manual or any(call_target(op) in MANUAL_TARGETS for op in calls):
+        return None, "manual regions"
+    if find_ops(module.operation, lambda op: op.name in RANDOM_OPS):
+        return None, "random numbers"
+    if find_ops(module.operation, lambda op: op.name in WHERE_OPS):
+        return None, "partition or replica ids"
+    for op in calls:
+        if call_target(op) == "Sharding":  # an identity that only carries a sharding
+            op.results[0].replace_all_uses_with(op.operands[0])
+            op.erase()
+    for op in find_ops(module.operation, lambda op: SHARDING in op.attributes):
+        del op.attributes[SHARDING]
+    for func in find_ops(module.operation, lambda op: op.name == "func.func"):
+        _drop_value_shardings(func)
+    for name in _MODULE_ATTRS:
+        if name in module.operation.attributes:
+            del module.operation.attributes[name]
+    return print_module(module), ""
 
 
 def _drop_value_shardings(func: ir.Operation) -> None:

@@ -16,20 +16,18 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from ...converter import ConvertRequest, before_import, is_shardy
+from ...converter import ConvertRequest, before_import
 from ...errors import InternalError, ShardyConvertError, ShardyConvertWarning, naming_flag, place
-from ...formats import device_order, dump, hlo
+from ...formats import dump, hlo
 from ...formats import module as formats
 from ...formats.meshes import for_input
-from ...ir.bindings import ir
 from ...ir.parse import new_context, parse_module, print_module
-from ...ir.sdy_attrs import read_meshes
-from ...passes import pipeline
 from ...passes.import_shardings import ImportShardingsPass
 from ...passes.match_gspmd_boundary import MatchGspmdBoundaryPass
+from ...passes.pad_uneven import PadUnevenPass
 from ..batch import STDIN, expand, read_input
-from .compare import CheckReport, Given, compare
-from .signature import main_signature
+from .compare import CheckReport, Given, compare_read
+from .program import Program, devices_of, read_converted, read_original
 from .summary import cost_excess
 from .verdict import Evidence, Verdict, verdict
 
@@ -75,9 +73,8 @@ class _Graph:
 
     file: str
     index: int | None
-    original: str = ""
-    converted: str = ""
-    devices: int = 1
+    original: Program | None = None
+    converted: Program | None = None
     outcome: GraphCheck | None = None
     # the graph's conversion, as check ran it (for the divergences' tagged copy), and the
     # line the graph starts on in its dump (their locations are the graph's own lines)
@@ -93,15 +90,15 @@ class _Graph:
         self.outcome = GraphCheck(self.file, self.index, error=located)
         return self
 
-    def finish(self, reference: bool, given: Given | None = None) -> GraphCheck:
+    def finish(self, given: Given | None = None) -> GraphCheck:
         if self.outcome is not None:
             return self.outcome
+        assert self.original is not None
+        assert self.converted is not None
         given = given or Given()
         given = replace(given, graph=self.index)
         try:
-            report = compare(
-                self.original, self.converted, self.devices, reference=reference, given=given
-            )
+            report = compare_read(self.original, self.converted, given=given)
             if given.reproducer is not None:
                 _reproduce(given.reproducer, self.where, report)
             self._explain_cost(report, given.suggest)
@@ -117,16 +114,17 @@ class _Graph:
         GSPMD's program (passes/match_gspmd_propagation.py) as torch_xla lines."""
         from .divergence import costs_differ, find_divergences, shifted
 
+        original, converted = self.original, self.converted
         if self.again is None or not costs_differ(report.gspmd, report.shardy):
             return
-        found = find_divergences(self.original, self.again, self.devices)
+        assert original is not None
+        assert converted is not None
+        found = find_divergences(original, self.again, converted)
         report.divergences = shifted(found, self.first_line - 1)
         if suggest:
             from .divergence import suggested_pins
 
-            report.pins = suggested_pins(
-                self.original, self.converted, self.devices, self.first_line - 1
-            )
+            report.pins = suggested_pins(original, converted, self.first_line - 1)
 
 
 def _reproduce(directory: str, where: str, report: CheckReport) -> None:
@@ -200,31 +198,32 @@ def check_inputs(
     for item in items:
         say(f"converting {item.name}")
         data = stdin if item.name == STDIN else None
-        graphs += _prepare(item.name, data, request.devices, request.convert)
+        graphs += _prepare(item.name, data, request)
     for k, graph in enumerate(graphs, 1):
         if graph.outcome is None:
             say(f"[{k}/{len(graphs)}] compiling {graph.where}")
-        outcome = graph.finish(request.reference, request.given)
+        outcome = graph.finish(request.given)
         if request.max_cost_ratio is not None:
             outcome.excess = cost_excess(outcome.report, request.max_cost_ratio)
         yield outcome
 
 
-def _prepare(
-    name: str, data: bytes | None, devices: int | None, request: ConvertRequest
-) -> list[_Graph]:
+def _prepare(name: str, data: bytes | None, request: CheckRequest) -> list[_Graph]:
+    convert = request.convert
     try:
         source = dump.read(_text(read_input(name) if data is None else data), name)
         # --mesh-file, or the mesh file beside the input (unless --mesh names the mesh)
-        meshes = None if request.importer.mesh else for_input(name, request.importer.meshes)
+        meshes = None if convert.importer.mesh else for_input(name, convert.importer.meshes)
     except ShardyConvertError as e:
         return [_Graph(name, None).failed(e)]
-    fallback = (source.device_count if source.is_dump else None) or devices
-    ours = request.for_input(fallback, meshes)
+    fallback = (source.device_count if source.is_dump else None) or request.devices
+    ours = request.convert.for_input(fallback, meshes)
     # One loop for every command: errors and warnings come back located in the input.
     results = dump.for_each_graph(
         source,
-        lambda g: _convert(_Graph(name, g.index, first_line=g.first_line), g, ours),
+        lambda g: _convert(
+            _Graph(name, g.index, first_line=g.first_line), g, ours, request.reference
+        ),
         name,
     )
     return [
@@ -242,30 +241,33 @@ def _text(data: bytes) -> str | bytes:
         return print_module(formats.load(data, ctx), "text", locations=True)
 
 
-def _convert(graph: _Graph, source: dump.Graph, request: ConvertRequest) -> _Graph:
-    """`graph` with its two modules, or "already Shardy". Raises ShardyConvertError (a bug of
-    ours as an InternalError) for `for_each_graph` to locate."""
+def _convert(graph: _Graph, source: dump.Graph, request: ConvertRequest, reference: bool) -> _Graph:
+    """`graph` with its two programs read (program.py), or "already Shardy". Raises
+    ShardyConvertError (a bug of ours as an InternalError) for `for_each_graph` to locate.
+    The request's pad-uneven runs on the original, which stays GSPMD with GSPMD's padded
+    buffers, so that both programs compared take the same per-device buffers; the other
+    `before` passes stay in the request."""
 
     try:
-        if _is_shardy(source.text):
+        pads, request = request.taking(PadUnevenPass.NAME)
+        original = read_original(source.text, reference=reference, before=pads)
+        if original.shardy:
             graph.outcome = GraphCheck(graph.file, graph.index)
             return graph
-        original, request = _buffers_as_gspmd(source.text, request)
         if request.runs(MatchGspmdBoundaryPass.NAME):
             # GSPMD's boundary as check compiles the original: propagation to the unannotated
             # results only (signature.propagate_to_output)
-            flags = main_signature(original).propagate_to_output()
+            flags = original.signature.propagate_to_output()
             importer = replace(request.importer, allow_spmd_sharding_propagation_to_output=flags)
             request = replace(request, importer=importer)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ShardyConvertWarning)
-            converted = request.run(original)
+            converted = request.run(original.text)
         for w in caught:  # passed on, naming check's own flag
             warnings.warn(naming_flag(w.message, "--devices N"), stacklevel=2)
-        # text: _text read bytecode, portable artifacts and HLO as MLIR text
-        graph.original, graph.converted = original, converted  # type: ignore[assignment]
+        graph.original = original
+        graph.converted = read_converted(converted, request.importer.fallback_devices)
         graph.again = _quietly(replace(request, validate=False).run)
-        graph.devices = device_count(converted, request.importer.fallback_devices)
     except ShardyConvertError:
         raise
     except Exception as e:
@@ -284,50 +286,7 @@ def _quietly(convert_: Callable[[str], str | bytes]) -> Callable[[str], str | by
     return run
 
 
-def _buffers_as_gspmd(
-    text: str | bytes, request: ConvertRequest
-) -> tuple[str | bytes, ConvertRequest]:
-    """The GSPMD program both sides compile, and the request that converts it: the request's
-    pad-uneven (if any) runs here, on the original, which stays GSPMD with GSPMD's padded
-    buffers; the other `before` passes stay in the request."""
-    from ...passes.pad_uneven import PadUnevenPass
-
-    pads = tuple(p for p in request.before if isinstance(p, PadUnevenPass))
-    if not pads:
-        return text, request
-    rest = tuple(p for p in request.before if not isinstance(p, PadUnevenPass))
-    with new_context() as ctx:
-        module = parse_module(text, ctx)
-        pipeline.run(module, pads)
-        return print_module(module, "text", locations=True), replace(request, before=rest)
-
-
-def _is_shardy(text: str | bytes) -> bool:
-    """Whether `text` is already Shardy; a module that holds no program is an error first."""
-    with new_context() as ctx:
-        module = parse_module(text, ctx)
-        formats.check_program(module)
-        return is_shardy(module.operation)
-
-
 def device_count(text: str | bytes, fallback: int | None = None) -> int:
-    """Devices a Shardy module runs on: its meshes (axes, `device_ids`) and
-    `mhlo.num_partitions`, whichever is largest; and `fallback` (`--devices`) where neither
-    says a count (no `mhlo.num_partitions`, no mesh with axes: every value replicated, or
-    placed whole on one device, whose id only says the count is at least that)."""
-
+    """Devices a Shardy module runs on (program.devices_of)."""
     with new_context() as ctx:
-        module = parse_module(text, ctx).operation
-        counts = [1]
-        if "mhlo.num_partitions" in module.attributes:
-            counts.append(ir.IntegerAttr(module.attributes["mhlo.num_partitions"]).value)
-        meshes = read_meshes(module).values()
-        for mesh in meshes:
-            counts += [mesh.size, max(mesh.device_ids or (-1,)) + 1]
-        order = device_order.read(module)  # the devices it compiles on (one: device k)
-        if order:
-            counts.append(max(order) + 1)
-        said = "mhlo.num_partitions" in module.attributes or any(m.axes for m in meshes)
-        if fallback and not said:
-            counts.append(fallback)
-        return max(counts)
+        return devices_of(parse_module(text, ctx).operation, fallback)

@@ -95,28 +95,31 @@ class Signature:
 
 def main_signature(text: str | bytes) -> Signature:
     """Shapes and element types of @main's arguments and results."""
+    with new_context() as ctx:
+        return signature_of(parse_module(text, ctx).operation)
+
+
+def signature_of(module: ir.Operation) -> Signature:
+    """`main_signature` of a parsed module."""
     import ml_dtypes  # noqa: F401  (registers bfloat16 with numpy)
 
-    with new_context() as ctx:
-        module = parse_module(text, ctx)
-        main = next((f for f in funcs(module.operation) if func_name(f) == "main"), None)
-        if main is None:
-            raise ShardyConvertError("the module has no @main function")
-        ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
-        annotated = frozenset(
-            k for k, d in enumerate(_result_attrs(main)) if {"mhlo.sharding", "sdy.sharding"} & d
-        )
-        order = device_order.read(module.operation)
-        args = [_shape(t) for t in ftype.inputs]
-        results = [_shape(t) for t in ftype.results]
-        return Signature(
-            [s for s, _ in args],
-            [s for s, _ in results],
-            annotated,
-            tuple(name for _, name in args),
-            tuple(name for _, name in results),
-            order,
-        )
+    main = next((f for f in funcs(module) if func_name(f) == "main"), None)
+    if main is None:
+        raise ShardyConvertError("the module has no @main function")
+    ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+    annotated = frozenset(
+        k for k, d in enumerate(_result_attrs(main)) if {"mhlo.sharding", "sdy.sharding"} & d
+    )
+    args = [_shape(t) for t in ftype.inputs]
+    results = [_shape(t) for t in ftype.results]
+    return Signature(
+        [s for s, _ in args],
+        [s for s, _ in results],
+        annotated,
+        tuple(name for _, name in args),
+        tuple(name for _, name in results),
+        device_order.read(module),
+    )
 
 
 def _result_attrs(func) -> list[set[str]]:

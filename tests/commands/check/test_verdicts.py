@@ -28,7 +28,14 @@ import numpy as np
 import pytest
 
 from shardy_convert import convert
-from shardy_convert.commands.check import Verdict, compare, compare_compiled, numerics
+from shardy_convert.commands.check import (
+    Verdict,
+    compare,
+    compare_compiled,
+    numerics,
+    read_converted,
+    read_original,
+)
 from shardy_convert.commands.check.compare import Given
 from shardy_convert.commands.check.draws import random_inputs
 from shardy_convert.commands.check.render_json import graph_json
@@ -58,6 +65,11 @@ def _graph(path, k: int) -> str:
     return [g.text for g in dump.graphs(path.read_text())][k]
 
 
+def _read(graph: str, converted: str):
+    """The two programs of a graph as check reads them."""
+    return read_original(graph), read_converted(converted)
+
+
 def _changed_output(converted: str, k: int) -> str:
     """`converted` with the op that computes output `k` of @main changed (multiply to add, add
     to subtract): what a conversion that breaks one value would give."""
@@ -83,7 +95,8 @@ def test_adamw_on_normal_inputs_is_float_noise_shown_by_the_f64_rerun(adamw):
     unpartitioned run, output 11 and 17 by up to 6.5e-3). The f64 rerun agrees."""
     graph, converted, gspmd, shardy = adamw
     normal = {f"arg{k}": x for k, x in enumerate(random_inputs(gspmd.signature, 0))}
-    report = compare_compiled(gspmd, shardy, graph, converted, given=Given(normal, "normal.npz", 1))
+    given = Given(normal, "normal.npz", 1)
+    report = compare_compiled(gspmd, shardy, *_read(graph, converted), given=given)
     assert report.verdict is Verdict.REASSOCIATED, str(report)
     assert report.ok
     assert report.differences == []
@@ -107,7 +120,7 @@ def test_adamw_drawn_by_use_agrees_at_once(adamw):
     """Second moments and bias corrections drawn positive: no NaN, no division by almost
     nothing; the first run agrees with the reference, no rerun needed."""
     graph, converted, gspmd, shardy = adamw
-    report = compare_compiled(gspmd, shardy, graph, converted)
+    report = compare_compiled(gspmd, shardy, *_read(graph, converted))
     assert report.verdict in SAME, str(report)
     assert report.rerun is None
     assert report.inputs.startswith("drawn by use: ")
@@ -120,7 +133,7 @@ def test_a_second_draw_where_the_module_cannot_be_widened(adamw, monkeypatch):
     graph, converted, gspmd, shardy = adamw
     monkeypatch.setattr(numerics, "widened", lambda text: (None, "the test's reason"))
     normal = {f"arg{k}": x for k, x in enumerate(random_inputs(gspmd.signature, 0))}
-    report = compare_compiled(gspmd, shardy, graph, converted, given=Given(normal, "n.npz"))
+    report = compare_compiled(gspmd, shardy, *_read(graph, converted), given=Given(normal, "n.npz"))
     assert report.verdict is Verdict.REASSOCIATED, str(report)
     assert (report.rerun.how, report.rerun.why) == ("second draw", "the test's reason")
     assert "not widened to f64 (the test's reason): a second draw" in str(report.rerun)
