@@ -24,7 +24,7 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TextIO
 
 from ..errors import ShardyConvertError
 
@@ -258,7 +258,7 @@ class WholeWrites(io.BufferedIOBase):
         return self.stream.isatty()
 
 
-def whole_text_writes(text: io.TextIOBase) -> io.TextIOWrapper | None:
+def whole_text_writes(text: TextIO | io.TextIOBase) -> io.TextIOWrapper | None:
     """A text stream like `text` (sys.stdout) whose writes are whole; None if `text` has no
     binary buffer to write through."""
     buffer = getattr(text, "buffer", None)

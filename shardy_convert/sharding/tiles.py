@@ -45,7 +45,7 @@ class Tiles:
     def _init_v1(self):
         if self.reshape is not None or self.perm is not None:
             raise ShardingValueError("a tile assignment has either `devices` or `reshape`/`perm`")
-        devices = tuple(int(d) for d in self.devices)
+        devices = tuple(int(d) for d in self.devices or ())
         _check_v1(self.dims, np.asarray(devices, dtype=np.int64))
         _set(self, "devices", devices)
 

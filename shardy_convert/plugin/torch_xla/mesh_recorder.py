@@ -33,6 +33,7 @@ from ...errors import ShardyConvertError
 from ...formats import meshes as mesh_file
 from ...formats.output import write_atomic
 from ...sharding.mesh_fit import UserMesh
+from . import wrapped
 
 log = logging.getLogger("shardy_convert.wrapper")
 
@@ -143,7 +144,7 @@ def install() -> bool:
 
 def _wrap_mesh_init(xla_sharding) -> None:
     original = xla_sharding.Mesh.__init__
-    if getattr(original, "_shardy_convert", False):
+    if wrapped.ours(original):
         return
 
     @functools.wraps(original)
@@ -154,8 +155,7 @@ def _wrap_mesh_init(xla_sharding) -> None:
         except Exception as e:  # recording must never break the user's program
             log.warning("shardy-convert: cannot record a mesh: %s: %s", type(e).__name__, e)
 
-    __init__._shardy_convert = True  # type: ignore[attr-defined]  # a marker on the wrapper
-    xla_sharding.Mesh.__init__ = __init__
+    xla_sharding.Mesh.__init__ = wrapped.mark(__init__)
 
 
 # The mesh of the `xs.mark_sharding` call in progress on this thread, for the _XLAC wrapper.
@@ -167,7 +167,7 @@ def _wrap_marks(xlac, modules) -> None:
     (where the program finds it: `xla_sharding` and the `spmd` package), which only tells the
     first which mesh the mark is on."""
     original = xlac._xla_mark_sharding
-    if getattr(original, "_shardy_convert", False):
+    if wrapped.ours(original):
         return
 
     @functools.wraps(original)
@@ -181,13 +181,12 @@ def _wrap_marks(xlac, modules) -> None:
             log.warning("shardy-convert: cannot record a mark: %s: %s", type(e).__name__, e)
         return result
 
-    _xla_mark_sharding._shardy_convert = True  # type: ignore[attr-defined]  # a marker
-    xlac._xla_mark_sharding = _xla_mark_sharding
+    xlac._xla_mark_sharding = wrapped.mark(_xla_mark_sharding)
     python_mark = modules[0].mark_sharding
-    wrapped = _mark_sharding(python_mark)
+    telling = _mark_sharding(python_mark)
     for module in modules:
         if getattr(module, "mark_sharding", None) is python_mark:
-            module.mark_sharding = wrapped
+            module.mark_sharding = telling
 
 
 def _mark_sharding(original):
@@ -199,8 +198,7 @@ def _mark_sharding(original):
         finally:
             _marking.mesh = None
 
-    mark_sharding._shardy_convert = True
-    return mark_sharding
+    return wrapped.mark(mark_sharding)
 
 
 def _user_mesh(mesh) -> UserMesh | None:

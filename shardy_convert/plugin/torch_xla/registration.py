@@ -22,6 +22,7 @@ from typing import Any
 
 from ...errors import MissingDependencyError, UsageError
 from ..settings import ENV, Settings
+from . import wrapped
 
 _installed: tuple[Settings, Any] | None = None
 _lock = threading.Lock()
@@ -142,7 +143,7 @@ def surface_interrupts(xlac) -> None:
     comes out, so the KeyboardInterrupt is raised there, as itself. Idempotent."""
     for name in _SYNCS:
         original = getattr(xlac, name, None)
-        if original is None or getattr(original, "_shardy_convert", False):
+        if original is None or wrapped.ours(original):
             continue
         setattr(xlac, name, _interruptible(original))
 
@@ -156,8 +157,7 @@ def _interruptible(original):
             _pending_calls_run_here()
             raise
 
-    call._shardy_convert = True
-    return call
+    return wrapped.mark(call)
 
 
 def _pending_calls_run_here() -> None:

@@ -30,7 +30,7 @@ from ...formats import meshes as mesh_file
 from ...ir.interrupts import sigint_outside_imports
 from .. import plugin_library, wrapper
 from ..settings import Settings
-from . import mesh_recorder, registration
+from . import mesh_recorder, registration, wrapped
 
 
 @dataclass
@@ -237,15 +237,14 @@ def _normalize_sharding_specs(xlac) -> None:
 
 def _wrap(xlac, name: str, after) -> None:
     original = getattr(xlac, name)
-    if getattr(original, "_shardy_convert", False):
+    if wrapped.ours(original):
         return
 
     @functools.wraps(original)
     def spelled(*args, **kwargs):
         return after(original(*args, **kwargs))
 
-    spelled._shardy_convert = True  # type: ignore[attr-defined]  # a marker on the wrapper
-    setattr(xlac, name, spelled)
+    setattr(xlac, name, wrapped.mark(spelled))
 
 
 def _spelled(spec: str, replicated: bool = True) -> str:

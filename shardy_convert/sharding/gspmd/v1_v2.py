@@ -112,7 +112,7 @@ def _devices(cur, items, name, pos):
 def _last_tile_dims(cur, items, name, pos):
     items.mark(cur, name, pos, "last tile dims")
     cur.expect("{", "'{' to start the last_tile_dims list")
-    types = []
+    types: list[SubgroupType] = []
     while not types or cur.eat(","):
         if not types and cur.peek() == "}":
             break
