@@ -427,13 +427,15 @@ def run_passes(module: str | bytes, passes: str | list[str] | pipeline.Pipeline)
 def _record_placement(mod: ir.Module, found: pipeline.PipelineResult) -> None:
     """A program single-device-program made one partition says no more where it runs: the
     file written keeps its device (formats/device_order.py)."""
-    from .formats import device_order
-    from .passes.iota_mesh import DeviceOrder
     from .passes.single_device_program import SingleDeviceProgramPass
 
     for name, result in found.found:
-        if name == SingleDeviceProgramPass.NAME and isinstance(result, DeviceOrder):
-            device_order.write(mod.operation, result.order)
+        if name == SingleDeviceProgramPass.NAME:  # what records it imported only then
+            from .formats import device_order
+            from .passes.iota_mesh import DeviceOrder
+
+            if isinstance(result, DeviceOrder):
+                device_order.write(mod.operation, result.order)
 
 
 def convert_module(

@@ -22,7 +22,6 @@ import io
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -156,6 +155,8 @@ class Output:
             self._fail(ShardyConvertError(f"cannot write: {e.strerror}", file=self.name))
 
     def _open(self, first: str | bytes):
+        import tempfile  # and shutil, random, the compressors: a file written whole needs none
+
         from ..errors import UsageError
 
         if self.target is None:
