@@ -433,11 +433,12 @@ def run_passes(module: str | bytes, passes: str | list[str] | pipeline.Pipeline)
 def _record_placement(mod: ir.Module, found: pipeline.PipelineResult) -> None:
     """A program single-device-program made one partition says no more where it runs: the
     file written keeps its device (formats/device_order.py)."""
-    from .formats import device_order
     from .passes.single_device_program import OnOneDevice
 
     placed = found.of(OnOneDevice)
-    if placed is not None:
+    if placed is not None:  # what records it imported only then
+        from .formats import device_order
+
         device_order.write(mod.operation, placed.order)
 
 

@@ -23,12 +23,17 @@ as `jax.buffer_donor = true` on its @main argument, as JAX writes it.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ..errors import ModuleError, ShardyConvertError, clip
 from ..ir.bindings import ir
 from ..ir.parse import new_context, parse_module, print_module
-from ..xla import compat
-from . import hlo_named, protowire
+
+# Cold start: what only reading HLO runs (XLA's readers in xla.compat, `hlo_named` and the
+# sharding walk it imports, the wire format) is imported where it runs; telling HLO from
+# MLIR (`kind`, `looks_binary`) needs none of it, only a proto-looking input the wire format.
+if TYPE_CHECKING:
+    from . import hlo_named, protowire
 
 TEXT = "HLO text"
 PROTO = "HLO module proto"
@@ -95,6 +100,9 @@ def to_stablehlo(data: str | bytes) -> bytes:
     (located at XLA's line:column for text) for input XLA's readers reject. Named (V3)
     shardings reach the module as written, also through an XLA that cannot read them all
     (`hlo_named`)."""
+    from ..xla import compat
+    from . import hlo_named
+
     hidden = hlo_named.Hidden() if hlo_named.needed() else None
     if kind(data) == TEXT:
         text = _without_debug_info(_as_str(data))
@@ -116,6 +124,8 @@ def to_stablehlo(data: str | bytes) -> bytes:
 
 
 def _hide(text: str, hidden: hlo_named.Hidden) -> str:
+    from . import hlo_named
+
     try:
         return hlo_named.hide_text(text, hidden)
     except ModuleError as e:
@@ -123,6 +133,8 @@ def _hide(text: str, hidden: hlo_named.Hidden) -> str:
 
 
 def _hide_proto(proto: bytes, hidden: hlo_named.Hidden) -> bytes:
+    from . import hlo_named
+
     try:
         return hlo_named.hide_proto(proto, hidden)
     except (ValueError, ShardyConvertError) as e:
@@ -153,6 +165,8 @@ def load(data: str | bytes, ctx: ir.Context) -> ir.Module:
 
 def _proto_header(proto: bytes) -> str:
     """The header line XLA prints for a module proto ("" where jaxlib cannot print it)."""
+    from ..xla import compat
+
     try:
         text = compat.hlo_module_from_proto(proto).to_string()
     except Exception:  # an old jaxlib without the binding: no donors read
@@ -196,6 +210,8 @@ def _mark_donors(module: ir.Module, donors: list[int]) -> None:
 
 
 def _parse_text(text: str) -> bytes:
+    from ..xla import compat
+
     try:
         return compat.hlo_text_to_proto(text)
     except Exception as e:  # jaxlib's runtime error, XLA's parser message inside
@@ -241,6 +257,8 @@ def _module_proto(data: str | bytes) -> tuple[bytes, int | None]:
 def _unwrap(data: bytes, depth: int = 0) -> tuple[bytes, int | None]:
     """(HloModuleProto, config num_partitions) of a module or of a message holding one in
     field 1 (two levels: HloSnapshot > HloProto > module). ValueError if it is neither."""
+    from . import protowire
+
     entries = protowire.fields(data)
     inner = [v for n, w, v, _ in entries if n == _WRAPPED and w == 2]
     if depth < 2 and len(inner) == 1:
@@ -263,6 +281,8 @@ def _unwrap(data: bytes, depth: int = 0) -> tuple[bytes, int | None]:
 def _check_computation(data: bytes) -> None:
     """ValueError unless `data` reads as an HloComputationProto: a name, and instructions
     (field 2) whose own name and opcode (fields 1, 2) are strings, the opcode an HLO one."""
+    from . import protowire
+
     entries = protowire.fields(data)
     instructions = [v for n, w, v, _ in entries if n == _INSTRUCTIONS and w == 2]
     if not instructions or not all(_is_utf8(v) for n, w, v, _ in entries if n == 1 and w == 2):
@@ -274,6 +294,8 @@ def _check_computation(data: bytes) -> None:
 
 
 def _config_partitions(entries: list[protowire.Field]) -> int | None:
+    from . import protowire
+
     configs = [v for n, w, v, _ in entries if n == _CONFIG and w == 2]
     try:
         counts = [

@@ -31,7 +31,6 @@ from ..ir.parse import (
     print_module,
 )
 from ..ir.walker import Mentions
-from ..xla import compat as xla
 from . import hlo
 
 FORMS = ("text", "bytecode", "portable")
@@ -280,6 +279,8 @@ def deserialize_portable(data: bytes, ctx: ir.Context) -> ir.Module:
     """A StableHLO portable artifact as a module in `ctx`, read by jaxlib in this process (only
     for bytes we trust, see `load`). Raises what jaxlib raises (`ir.MLIRError`, or its own
     error type on bytes that are no artifact)."""
+    from ..xla import compat as xla  # portable artifacts only (cold start)
+
     found = xla.deserialize_portable_artifact(data, ctx)
     if not isinstance(found, str):
         return found
@@ -320,6 +321,8 @@ def save(
     written = portable.serialize(module, target)  # in this process, when it can
     if written is not None:
         return written
+    from ..xla import compat as xla
+
     try:
         return xla.serialize_portable_artifact(print_module(module, "bytecode"), target)
     except Exception as e:  # an op the target version cannot express, a bad version

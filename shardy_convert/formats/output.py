@@ -22,7 +22,6 @@ import io
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
@@ -162,11 +161,11 @@ class Output:
             stdout = self.stdout or sys.stdout
             if isinstance(first, bytes) and stdout.isatty():
                 raise UsageError(TERMINAL, file="<stdout>")
-            return tempfile.SpooledTemporaryFile(_SPOOLED)
+            return _spooled()
         real = Path(os.path.realpath(self.target))
         with contextlib.suppress(FileNotFoundError):
             if not stat.S_ISREG(os.stat(real).st_mode):
-                return tempfile.SpooledTemporaryFile(_SPOOLED)  # written in place at the end
+                return _spooled()  # written in place at the end
         real.parent.mkdir(parents=True, exist_ok=True)
         return AtomicFile(real, self.tmp)
 
@@ -272,3 +271,12 @@ def whole_text_writes(text: TextIO | io.TextIOBase) -> io.TextIOWrapper | None:
         line_buffering=getattr(text, "line_buffering", False),
         write_through=True,
     )
+
+
+def _spooled():
+    """A buffer for what is written at the end: in memory up to _SPOOLED bytes, then a file.
+    tempfile (and shutil, random, the compressors) imported only then (cold start: an output
+    file written in its place needs none)."""
+    import tempfile
+
+    return tempfile.SpooledTemporaryFile(_SPOOLED)

@@ -13,10 +13,7 @@ from jaxlib.mlir import ir
 from ..errors import ModuleError, NoShardyFormError
 from . import compat
 from .diagnostics import op_location
-from .walker import call_target
-
-FULL_TO_SHARD = "SPMDFullToShardShape"
-SHARD_TO_FULL = "SPMDShardToFullShape"
+from .walker import FULL_TO_SHARD, SHARD_TO_FULL, call_target
 
 
 @dataclass

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from jaxlib.mlir import ir
 
 from ..errors import ModuleError
-from ..sharding.export import to_hlo
 from ..sharding.sdy import AxisRef, DimSharding, Mesh, TensorSharding
 from . import compat
 from .bindings import sdy
@@ -164,6 +163,8 @@ def export_sharding(
     On mesh ["x"=2, "y"=4] with manual {"x"}: `[{}, {"y"}]` ->
     `{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dims={manual}}` (dim 1 on y, then the x group).
     """
+    from ..sharding.export import to_hlo  # and the V3 shardings it imports (cold start)
+
     sharding, mesh = sharding_from_attr(attr, meshes)
     names = [name for name, _ in mesh.axes]
     manual_axes = tuple(a for a in names if a in set(manual))

@@ -26,6 +26,9 @@ from .value_attrs import ValueAttrs, edited, value_types_of
 SHARDING = "mhlo.sharding"
 SDY_SHARDING = "sdy.sharding"
 CUSTOM_CALL = "stablehlo.custom_call"
+# The custom calls around GSPMD's manual regions (manual_regions.py): entries, exits.
+FULL_TO_SHARD = "SPMDFullToShardShape"
+SHARD_TO_FULL = "SPMDShardToFullShape"
 MODULE_SHARDING_ATTRS = ("mhlo.spmd_parameters_shardings", "mhlo.spmd_output_sharding")
 
 

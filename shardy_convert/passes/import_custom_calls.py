@@ -9,28 +9,28 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from ..errors import ModuleError, ShardyConvertError
 from ..ir.analyses import Analyses
 from ..ir.bindings import ir, sdy
 from ..ir.diagnostics import op_location
-from ..ir.manual_regions import (
-    FULL_TO_SHARD,
-    SHARD_TO_FULL,
-    Region,
-    captures,
-    check_no_escape,
-    check_region,
-    find_regions,
-    position_in_block,
-    producer,
-)
 from ..ir.parse import string_value
 from ..ir.sdy_attrs import per_value, read_meshes, replicated, sharding_attr
-from ..ir.walker import SDY_SHARDING, SHARDING, call_target, op_index
+from ..ir.walker import (
+    FULL_TO_SHARD,
+    SDY_SHARDING,
+    SHARD_TO_FULL,
+    SHARDING,
+    call_target,
+    op_index,
+)
 from ..sharding import parse
 from ..sharding.mesh import MESH_NAME, MeshPlan, plan_from_mesh
+
+# Cold start: ir/manual_regions.py is imported where a module has manual regions to build.
+if TYPE_CHECKING:
+    from ..ir.manual_regions import Region
 
 _UNSPECIFIED = re.compile(r"unspecified_dims=\[([0-9, ]*)\]")
 
@@ -179,6 +179,8 @@ def _check_no_boundaries_left(calls: dict[str, list[ir.Operation]]) -> None:
 def _import_manual_regions(block: ir.Block, plan: MeshPlan | None) -> None:
     if plan is None:
         raise ModuleError("manual region in a module without a mesh (run import-shardings first)")
+    from ..ir.manual_regions import check_region, find_regions
+
     regions = find_regions(block)
     for region in regions:
         check_region(region)
@@ -187,6 +189,8 @@ def _import_manual_regions(block: ir.Block, plan: MeshPlan | None) -> None:
 
 
 def _build_manual_computation(region: Region, plan: MeshPlan) -> None:
+    from ..ir.manual_regions import captures, check_no_escape, position_in_block
+
     inside = set(region.ops)
     manual_axes = _manual_axes(region, plan)
     operands, in_shardings, consumed = _inputs(region)
@@ -289,6 +293,8 @@ def _manual_axes(region: Region, plan: MeshPlan) -> list[str]:
 
 def _inputs(region: Region) -> tuple[list[ir.Value], list[ir.Attribute], list[ir.Operation]]:
     """For each entry: the global value, its sharding, and a consumed `@Sharding` (JAX)."""
+    from ..ir.manual_regions import producer
+
     operands, shardings, consumed = [], [], []
     for entry in region.entries:
         value = entry.operands[0]
@@ -346,6 +352,8 @@ def _check_adds_nothing(op: ir.Operation) -> None:
 
 def _outputs(region: Region, plan: MeshPlan, inside: set) -> tuple[list[ir.Value], list, set]:
     """For each exit: the local value to return, the out sharding; `@Sharding`s to drop."""
+    from ..ir.manual_regions import producer
+
     returns, shardings, dropped = [], [], set()
     for exit_op in region.exits:
         value = exit_op.operands[0]

@@ -7,17 +7,17 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..errors import NoShardyFormError
-from ..formats import device_order
 from ..ir import compat
 from ..ir.analyses import Analyses
 from ..ir.bindings import ir, sdy
 from ..ir.diagnostics import format_location, op_location
-from ..ir.ops import find_ops
 from ..ir.sdy_attrs import MESH_OP, per_value, replicated
 from ..ir.value_attrs import ValueAttrs, value_types_of
 from ..ir.walker import SDY_SHARDING, body, func_name, funcs, join_location
 from ..sharding.sdy import Mesh
-from .iota_mesh import STABLEHLO_MESH
+
+# Cold start: what only a single-device program runs (the rewrite, the file's record of its
+# device) is imported where it runs; every conversion runs the check.
 
 EMPTY_MESH = "empty_mesh"
 NUM_PARTITIONS = "mhlo.num_partitions"
@@ -73,6 +73,9 @@ class SingleDeviceProgramPass:
 def _rewrite(module: ir.Operation, mesh_op) -> None:
     """Every sharding of the module (on the one maximal mesh) closed replicated on the empty
     mesh that `mesh_op` becomes; the device leaves for the device assignment."""
+    from ..ir.ops import find_ops
+    from .iota_mesh import STABLEHLO_MESH
+
     mesh_op = mesh_op.operation
     mesh_op.attributes["sym_name"] = ir.StringAttr.get(EMPTY_MESH)
     mesh_op.attributes["mesh"] = sdy.MeshAttr.get([], [])
@@ -93,6 +96,8 @@ def one_partition_as_placed(module: ir.Operation, meshes: dict[str, Mesh]) -> di
     value on it exports as GSPMD's `{maximal device=k}`; the module's count becomes k + 1
     (device k of a count it no longer knows) and the record goes. Other modules: `meshes` as
     given."""
+    from ..formats import device_order
+
     attrs = module.attributes
     if any(m.axes or m.device_ids for m in meshes.values()):
         return meshes

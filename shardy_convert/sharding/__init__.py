@@ -9,11 +9,15 @@ rules. Pure Python + numpy, no MLIR, no jax. May use: errors, options.
 True
 """
 
-from .canonical import normalize
+from typing import TYPE_CHECKING
+
 from .gspmd import parse
 from .iota import canonical_iota, iota_form
 from .model import HloSharding, Kind, SubgroupType
 from .tiles import Tiles
+
+if TYPE_CHECKING:
+    from .canonical import normalize
 
 __all__ = [
     "HloSharding",
@@ -25,3 +29,13 @@ __all__ = [
     "normalize",
     "parse",
 ]
+
+
+def __getattr__(name: str):
+    """`normalize`, imported on first use (cold start: a conversion never normalizes)."""
+    if name == "normalize":
+        from .canonical import normalize
+
+        globals()["normalize"] = normalize
+        return normalize
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

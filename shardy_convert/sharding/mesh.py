@@ -26,7 +26,6 @@ import numpy as np
 
 from ..errors import NoCommonMeshError, ShardingValueError, plural
 from . import HloSharding, Kind, SubgroupType, Tiles
-from .named import on_own_mesh, same_mesh
 from .sdy import AxisRef, DimSharding, Mesh, TensorSharding
 
 MESH_NAME = "mesh"
@@ -223,6 +222,8 @@ class MeshPlan:
         named = s.named
         if named is None or named.mesh is None:
             return self._placed(s, rank, name)
+        from .named import on_own_mesh, same_mesh  # V3 shardings only (cold start)
+
         if same_mesh(named.mesh, self.mesh.axes, self.order):
             own = on_own_mesh(named, rank, name)  # its own axes, as written
             if own is not None:

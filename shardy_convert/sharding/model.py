@@ -12,8 +12,6 @@ import numpy as np
 
 from ..errors import ShardingValueError
 from .iota import canonical_iota, iota_form
-from .iota_grouped import grouped_iota_form
-from .iota_rewrites import group_minor_sorted
 from .tiles import Tiles
 
 
@@ -143,6 +141,8 @@ class HloSharding:
             return self
         form = iota_form(self._placement_array())
         if form is None and self.subgroups[-1:] == (SubgroupType.REPLICATED,):
+            from .iota_grouped import grouped_iota_form  # its search: rarely run (cold start)
+
             form = grouped_iota_form(
                 self.tile_assignment.array().reshape(-1, self.tile_assignment.dims[-1])
             )
@@ -305,6 +305,8 @@ def _groups_ascending(tiles: Tiles, subgroups: tuple[SubgroupType, ...]) -> bool
     """
     if subgroups[-1:] != (SubgroupType.REPLICATED,):
         return True
+    from .iota_rewrites import group_minor_sorted
+
     regrouped = group_minor_sorted(*tiles.iota, tiles.dims[-1])
     return regrouped is not None and canonical_iota(*regrouped) == tiles.iota
 

@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 
-from .iota_rewrites import group_minor_sorted, transpose_iota
 from .model import HloSharding, Kind, SubgroupType, collapsed_subgroups
 from .tiles import Tiles
 
@@ -70,6 +69,8 @@ def _dims_by_type(dims, types, data_rank) -> tuple[dict[SubgroupType, list[int]]
 def transpose(tiles: Tiles, perm: list[int], new_dims: tuple[int, ...]) -> Tiles:
     """Tile dims transposed by `perm` then reshaped to `new_dims`; stays V2 where XLA does."""
     if tiles.is_iota:
+        from .iota_rewrites import transpose_iota  # V2 grids only (cold start)
+
         moved = transpose_iota(tiles.dims, *tiles.iota, perm)
         if moved is not None:
             return Tiles._trusted(new_dims, moved[1], moved[2])
@@ -107,6 +108,8 @@ def partial_tile(tiles: Tiles) -> HloSharding:
         reshape, perm = tiles.iota
         if reshape[perm[-1]] == group:
             return HloSharding._make(Kind.TILED, tiles, replicated)
+        from .iota_rewrites import group_minor_sorted  # V2 grids only (cold start)
+
         regrouped = group_minor_sorted(reshape, perm, group)
         if regrouped is not None:
             return HloSharding._make(Kind.TILED, Tiles(dims, *map(tuple, regrouped)), replicated)

@@ -49,6 +49,55 @@ def test_only_version_imports_jaxlib_at_start_up():
         assert out.stdout.splitlines()[-1] == imported, (flag, out.stdout, out.stderr)
 
 
+# What `convert` of StableHLO text must not import (cold start, issue 33): the other commands,
+# XLA's machinery and HLO readers, the full sharding grammar (every string of strided16.dump
+# takes the parser's fast path) and the passes a conversion does not run.
+_NOT_ON_THE_CONVERT_PATH = (
+    "jax",
+    "shardy_convert.cli.check",
+    "shardy_convert.cli.diff",
+    "shardy_convert.cli.inspect",
+    "shardy_convert.cli.opt",
+    "shardy_convert.cli.plugin_wrapper",
+    "shardy_convert.commands.check",
+    "shardy_convert.commands.inspect",
+    "shardy_convert.plugin",
+    "shardy_convert.xla",
+    "shardy_convert.formats.hlo_named",
+    "shardy_convert.formats.hlo_proto",
+    "shardy_convert.formats.protowire",
+    "shardy_convert.sharding.gspmd.lexer",
+    "shardy_convert.sharding.gspmd.v1_v2",
+    "shardy_convert.sharding.gspmd.v3",
+    "shardy_convert.sharding.named",
+    "shardy_convert.passes.v1_to_v2",
+    "shardy_convert.passes.export_shardings",
+    "shardy_convert.passes.match_gspmd_boundary",
+    "shardy_convert.passes.match_gspmd_propagation",
+)
+
+
+def test_convert_imports_only_what_it_runs(tmp_path):
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from shardy_convert.cli.main import main\n"
+        "try: main(sys.argv[1:])\nexcept SystemExit as e: assert not e.code, e.code\n"
+        "print(' '.join(sorted(sys.modules)))"
+    )
+    dump_path = TESTDATA / "torch_xla" / "strided16.dump"
+    args = ["convert", str(dump_path), "-o", str(tmp_path / "out.mlir")]
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    imported = out.stdout.split()
+    assert "shardy_convert.converter" in imported  # it converted, in this process
+    unwanted = [
+        m for m in imported for p in _NOT_ON_THE_CONVERT_PATH if m == p or m.startswith(p + ".")
+    ]
+    assert unwanted == []
+
+
 def test_convert_module_to_stdout():
     result = run("convert", MATMUL)  # on the mesh recorded beside it: Mesh(..., ("x", "y"))
     assert result.exit_code == 0, result.output

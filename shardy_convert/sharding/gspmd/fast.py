@@ -13,14 +13,15 @@ from ..iota import canonical_iota, is_permutation
 from ..model import HloSharding, Kind, SubgroupType
 from ..tiles import MAX_MATERIALIZED, MAX_RANK, Tiles
 from ..xla_rules import subgroup
-from .lexer import KINDS
 
 _FAST = re.compile(
     r"\{devices=\[([0-9,]+)\](?:<=\[([0-9,]+)\](?:T\(([0-9,]+)\))?|([0-9,]+))"
     r"( last_tile_dim_replicate)?\}"
 )
-_FAST_KINDS = {"": Kind.REPLICATED, **{"{" + k + "}": v for k, v in KINDS.items()}}
-_FAST_KINDS.pop("{maximal}")
+# The kind keywords (the lexer's KINDS: each Kind's value) but `{maximal}`, which the full
+# parser checks; not the lexer's own table, which the fast path need not import (cold start).
+_KEYWORDS = (Kind.REPLICATED, Kind.MANUAL, Kind.UNKNOWN, Kind.UNREDUCED)
+_FAST_KINDS = {"": Kind.REPLICATED, **{"{" + k.value + "}": k for k in _KEYWORDS}}
 
 
 def parse_fast(text: str) -> HloSharding | None:

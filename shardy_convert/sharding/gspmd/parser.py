@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
 
 from ..model import HloSharding, Kind
-from . import v1_v2, v3
 from .fast import parse_fast
-from .lexer import Cursor
+
+if TYPE_CHECKING:
+    from .lexer import Cursor
 
 # What starts a named (V3) sharding after its `{`.
 _NAMED = re.compile(r"(mesh|maximal_mesh|single_device)(?=\s*\[)")
@@ -31,6 +33,10 @@ def parse(text: str) -> HloSharding:
 
 
 def _parse_full(text: str) -> HloSharding:
+    # The full grammar is imported when a string first misses the fast path (cold start: a
+    # program whose shardings all take it never imports the lexer, V1/V2 and V3 readers).
+    from .lexer import Cursor
+
     cur = Cursor(text)
     if cur.at_end():
         return HloSharding(Kind.REPLICATED)
@@ -46,6 +52,8 @@ def _parse_full(text: str) -> HloSharding:
 
 def _single(cur: Cursor) -> HloSharding:
     """`{` already read: a named sharding or a V1/V2 one, up to its `}`."""
+    from . import v1_v2, v3
+
     m = _NAMED.match(cur.text, cur.skip())
     if m is None:
         return v1_v2.single(cur)
