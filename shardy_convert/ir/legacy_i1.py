@@ -59,7 +59,10 @@ def one_byte_per_element(text: str) -> str:
 
 
 def i1_hex_for_parser(text: str) -> str:
-    """`text` with every `i1` hex constant in the layout the running MLIR parser reads."""
+    """`text` with every `i1` hex constant in the layout the running MLIR parser reads (the
+    parser asked only where the text has such a constant)."""
+    if "i1>" not in text or 'dense<"0x' not in text:
+        return text
     return unpack_i1_hex(text) if parser_wants_bytes() else pack_i1_hex(text)
 
 
