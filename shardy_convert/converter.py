@@ -23,7 +23,7 @@ from .ir.analyses import Analyses
 from .ir.bindings import ir
 from .ir.diagnostics import verify
 from .ir.gspmd_fallback import check_no_gspmd_left
-from .ir.parse import has_locations, new_context
+from .ir.parse import has_locations, new_context, pooled_context
 from .ir.pipeline import run_pipeline
 from .ir.sdy_attrs import has_meshes, is_shardy
 from .ir.walker import Mentions
@@ -220,7 +220,7 @@ def _convert(
     if form == "portable":
         as_it_is = target_version in (None, formats.portable_version(module))
         target_version = target_version or formats.portable_version(module)
-    with new_context() as ctx:
+    with pooled_context() as ctx:
         mod = formats.load(module, ctx)
         if is_shardy(mod.operation):
             importer = request.importer
