@@ -45,6 +45,12 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parent / "out"
 SELF = Path(__file__).resolve()
+ROOT = SELF.parent.parent
+if str(ROOT) not in sys.path:  # for small_models (last: it shadows no installed package)
+    sys.path.append(str(ROOT))
+
+import small_models  # noqa: E402  (the model code shared with testdata/ and e2e/)
+
 BIG_LAYERS = 520  # ~20.8 kB per layer -> ~10.8 MB
 
 # name -> (kind, devices, options)
@@ -72,139 +78,74 @@ def path_of(name: str) -> Path:
 # --------------------------------------------------------------------------------------
 
 
-def _torch_xla():
-    import numpy as np
-    import torch
-    import torch_xla
-    import torch_xla.core.xla_model as xm
-    import torch_xla.distributed.spmd as xs
-    import torch_xla.runtime as xr
-
-    xr.use_spmd()
-    torch.manual_seed(0)
-    np.random.seed(0)
-    return np, torch, torch_xla, xm, xs
-
-
-def _model(torch, xs, mesh, layers, H, NH, MLP, B, S, dev):
+def _model(t, mesh, layers, H, NH, MLP, B, S):
     """A pre-LN transformer (LayerNorm without affine, Linear without bias: ~145 lines and
     ~21 kB of StableHLO per layer with backward on 64 devices, so 96 layers is about the
     1.85 MB / 13.5k-line module of issue 4) whose weights are FSDP x TP sharded, with
     annotations on the q/k/v heads and on each block's output."""
-    nn, F = torch.nn, torch.nn.functional
-    HD = H // NH
-
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.ln1 = nn.LayerNorm(H, elementwise_affine=False)
-            self.wq = nn.Linear(H, H, bias=False)
-            self.wk = nn.Linear(H, H, bias=False)
-            self.wv = nn.Linear(H, H, bias=False)
-            self.wo = nn.Linear(H, H, bias=False)
-            self.ln2 = nn.LayerNorm(H, elementwise_affine=False)
-            self.up = nn.Linear(H, MLP, bias=False)
-            self.down = nn.Linear(MLP, H, bias=False)
-
-        def forward(self, x):
-            h = self.ln1(x)
-
-            def heads(p):
-                p = p.view(B, S, NH, HD).transpose(1, 2)  # (B, NH, S, HD)
-                xs.mark_sharding(p, mesh, ("fsdp", "tp", None, None))
-                return p
-
-            q, k, v = heads(self.wq(h)), heads(self.wk(h)), heads(self.wv(h))
-            att = (q @ k.transpose(-2, -1)) / (HD**0.5)
-            mask = torch.ones(S, S, device=x.device).tril() == 0
-            att = att.masked_fill(mask, float("-inf")).softmax(dim=-1)
-            o = (att @ v).transpose(1, 2).reshape(B, S, H)
-            x = x + self.wo(o)
-            x = x + self.down(F.gelu(self.up(self.ln2(x))))
-            xs.mark_sharding(x, mesh, ("fsdp", None, None))
-            return x
-
-    model = nn.Sequential(*[Block() for _ in range(layers)]).to(dev)
+    Block = small_models.pre_ln_block(
+        mesh, H, NH, MLP, B, S, affine=False, bias=False, out_spec=("fsdp", None, None)
+    )
+    model = t.torch.nn.Sequential(*[Block() for _ in range(layers)]).to(t.dev)
     for block in model:
-        for lin in (block.wq, block.wk, block.wv, block.up):  # column parallel
-            xs.mark_sharding(lin.weight, mesh, ("tp", "fsdp"))
-        for lin in (block.wo, block.down):  # row parallel
-            xs.mark_sharding(lin.weight, mesh, ("fsdp", "tp"))
+        small_models.shard_block(block, mesh)
     return model
 
 
 def child_transformer(layers: int) -> str:
     """Forward + backward on 64 devices, mesh (8, 8) ('fsdp', 'tp'), gradients as outputs."""
-    np, torch, torch_xla, xm, xs = _torch_xla()
-    dev = torch_xla.device()
-    mesh = xs.Mesh(np.arange(64), (8, 8), ("fsdp", "tp"))
+    t = small_models.spmd()
+    mesh = t.xs.Mesh(t.np.arange(64), (8, 8), ("fsdp", "tp"))
     B, S = 8, 16
-    model = _model(torch, xs, mesh, layers, H=64, NH=8, MLP=128, B=B, S=S, dev=dev)
-    x = torch.randn(B, S, 64).to(dev)
-    xs.mark_sharding(x, mesh, ("fsdp", None, None))
-    loss = model(x).pow(2).mean()
-    loss.backward()
-    return xm.get_stablehlo([loss] + [p.grad for p in model.parameters()])
+    model = _model(t, mesh, layers, H=64, NH=8, MLP=128, B=B, S=S)
+    x = t.torch.randn(B, S, 64).to(t.dev)
+    t.xs.mark_sharding(x, mesh, ("fsdp", None, None))
+    return small_models.grads_stablehlo(model(x).pow(2).mean(), model)
 
 
 def child_forward256(layers: int) -> str:
     """Forward only on 256 devices in a custom (permuted, non-iota) device order."""
-    np, torch, torch_xla, xm, xs = _torch_xla()
-    dev = torch_xla.device()
-    perm = np.random.RandomState(256).permutation(256)
-    mesh = xs.Mesh(perm, (16, 16), ("fsdp", "tp"))
+    t = small_models.spmd()
+    perm = t.np.random.RandomState(256).permutation(256)
+    mesh = t.xs.Mesh(perm, (16, 16), ("fsdp", "tp"))
     B, S = 16, 16
-    model = _model(torch, xs, mesh, layers, H=128, NH=16, MLP=256, B=B, S=S, dev=dev)
-    x = torch.randn(B, S, 128).to(dev)
-    xs.mark_sharding(x, mesh, ("fsdp", None, None))
-    with torch.no_grad():
+    model = _model(t, mesh, layers, H=128, NH=16, MLP=256, B=B, S=S)
+    x = t.torch.randn(B, S, 128).to(t.dev)
+    t.xs.mark_sharding(x, mesh, ("fsdp", None, None))
+    with t.torch.no_grad():
         out = model(x)
-    return xm.get_stablehlo([out])
+    return t.xm.get_stablehlo([out])
 
 
 def child_small_dump() -> None:
     """One block, forward + backward, executed so torch_xla writes its dump file."""
-    np, torch, torch_xla, _, xs = _torch_xla()
-    dev = torch_xla.device()
-    mesh = xs.Mesh(np.arange(8), (2, 4), ("fsdp", "tp"))
-    model = _model(torch, xs, mesh, 1, H=32, NH=4, MLP=64, B=4, S=8, dev=dev)
-    x = torch.randn(4, 8, 32).to(dev)
-    xs.mark_sharding(x, mesh, ("fsdp", None, None))
+    t = small_models.spmd()
+    mesh = t.xs.Mesh(t.np.arange(8), (2, 4), ("fsdp", "tp"))
+    model = _model(t, mesh, 1, H=32, NH=4, MLP=64, B=4, S=8)
+    x = t.torch.randn(4, 8, 32).to(t.dev)
+    t.xs.mark_sharding(x, mesh, ("fsdp", None, None))
     loss = model(x).pow(2).mean()
     loss.backward()
-    torch_xla.sync()
+    t.torch_xla.sync()
     loss.cpu()
 
 
-def _train_step_stablehlo(torch, xm, model, loss_of) -> str:
-    """One training step lowered, never run: the loss and every gradient as outputs."""
-    loss = loss_of(model)
-    loss.backward()
-    grads = [p.grad for p in model.parameters() if p.grad is not None]
-    return xm.get_stablehlo([loss, *grads])
-
-
-def _lm_step(np, torch, torch_xla, xm, xs, model, rules, batch, length, vocab) -> str:
-    """An HF causal LM's step on mesh (2, 4) ('data', 'model'): parameters sharded by `rules`
-    (name suffixes -> partition spec), a (batch, length) batch of ids on 'data'."""
-    dev = torch_xla.device()
-    mesh = xs.Mesh(np.arange(8), (2, 4), ("data", "model"))
-    model = model.to(dev)
-    for name, p in model.named_parameters():
-        spec = next((spec for suffixes, spec in rules if name.endswith(suffixes)), None)
-        if spec is not None:
-            xs.mark_sharding(p, mesh, spec)
-    ids = torch.randint(0, vocab, (batch, length)).to(dev)
-    xs.mark_sharding(ids, mesh, ("data", None))
-    return _train_step_stablehlo(torch, xm, model, lambda m: m(input_ids=ids, labels=ids).loss)
+def _lm_step(t, model, rules, batch, length, vocab) -> str:
+    """An HF causal LM's step on mesh (2, 4) ('data', 'model'), lowered and never run:
+    parameters sharded by `rules` (name suffixes -> partition spec), a (batch, length) batch
+    of ids on 'data'; [loss] + gradients as outputs."""
+    mesh = t.xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
+    model = model.to(t.dev)
+    (ids,) = small_models.lm_inputs(model, mesh, rules, batch, length, dev=t.dev, vocab=vocab)
+    return small_models.grads_stablehlo(small_models.lm_forward(model, ids).loss, model)
 
 
 def _llama_step(hidden, intermediate, layers, kv_heads, batch, length) -> str:
     """An HF Llama step (vocabulary 32000, 32 heads), Megatron TP on 'model' x DP."""
-    np, torch, torch_xla, xm, xs = _torch_xla()
-    from transformers import LlamaConfig, LlamaForCausalLM
+    t = small_models.spmd()
+    from transformers import LlamaForCausalLM
 
-    config = LlamaConfig(
+    config = small_models.llama_config(
         vocab_size=32000,
         hidden_size=hidden,
         intermediate_size=intermediate,
@@ -213,13 +154,8 @@ def _llama_step(hidden, intermediate, layers, kv_heads, batch, length) -> str:
         num_key_value_heads=kv_heads,
         max_position_embeddings=512,
     )
-    column = ("q_proj", "k_proj", "v_proj", "gate_proj", "up_proj", "lm_head")
-    rules = [
-        (tuple(f"{c}.weight" for c in column), ("model", None)),
-        (("o_proj.weight", "down_proj.weight", "embed_tokens.weight"), (None, "model")),
-    ]
     model = LlamaForCausalLM(config)
-    return _lm_step(np, torch, torch_xla, xm, xs, model, rules, batch, length, 32000)
+    return _lm_step(t, model, small_models.LLAMA_MEGATRON, batch, length, 32000)
 
 
 def child_cost_llama() -> str:
@@ -234,7 +170,7 @@ def child_llama_L32() -> str:
 
 def child_cost_gpt2() -> str:
     """HF GPT-2, 1024 wide (GPT-2 medium's width, 2 layers), on the 2-D mesh as hf_gpt2_2d."""
-    np, torch, torch_xla, xm, xs = _torch_xla()
+    t = small_models.spmd()
     from transformers import GPT2Config, GPT2LMHeadModel
 
     config = GPT2Config(
@@ -247,28 +183,24 @@ def child_cost_gpt2() -> str:
         embd_pdrop=0.0,
         attn_pdrop=0.0,
     )
-    rules = [
-        (("c_attn.weight", "c_fc.weight", "wte.weight"), (None, "model")),
-        (("c_proj.weight",), ("model", None)),
-    ]
-    return _lm_step(np, torch, torch_xla, xm, xs, GPT2LMHeadModel(config), rules, 8, 512, 50257)
+    return _lm_step(t, GPT2LMHeadModel(config), small_models.GPT2_MEGATRON, 8, 512, 50257)
 
 
 def child_cost_resnet18() -> str:
     """torchvision ResNet-18, images (32, 3, 224, 224) sharded spatially on mesh (2, 2, 2)
     ('data', 'h', 'w'), as resnet18_spatial at a real size."""
-    np, torch, torch_xla, xm, xs = _torch_xla()
+    t = small_models.spmd()
+    torch, xs = t.torch, t.xs
     import torchvision
 
-    dev = torch_xla.device()
-    mesh = xs.Mesh(np.arange(8), (2, 2, 2), ("data", "h", "w"))
-    model = torchvision.models.resnet18(num_classes=1000).to(dev)
-    x = torch.randn(32, 3, 224, 224).to(dev)
-    y = torch.randint(0, 1000, (32,)).to(dev)
+    mesh = xs.Mesh(t.np.arange(8), (2, 2, 2), ("data", "h", "w"))
+    model = torchvision.models.resnet18(num_classes=1000).to(t.dev)
+    x = torch.randn(32, 3, 224, 224).to(t.dev)
+    y = torch.randint(0, 1000, (32,)).to(t.dev)
     xs.mark_sharding(x, mesh, ("data", None, "h", "w"))
     xs.mark_sharding(y, mesh, ("data",))
-    loss_of = lambda m: torch.nn.functional.cross_entropy(m(x), y)  # noqa: E731
-    return _train_step_stablehlo(torch, xm, model, loss_of)
+    loss = torch.nn.functional.cross_entropy(model(x), y)
+    return small_models.grads_stablehlo(loss, model)
 
 
 CHILDREN = {

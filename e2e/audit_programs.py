@@ -18,6 +18,8 @@ import torch
 import torch_xla
 import torch_xla.distributed.spmd as xs
 
+import small_models
+
 from .programs import _numpy, _seeded, llama_tp_setup
 
 # What the program tells the test (run_program.py writes it into facts.json).
@@ -120,11 +122,7 @@ def mlp_adamw() -> dict:
     sc.record()  # before the mesh: the recorder sees it and the marks
     torch.manual_seed(0)
     mesh = xs.Mesh(np.arange(8), (2, 4), ("data", "model"))
-    model = torch.nn.Sequential(
-        torch.nn.Linear(16, 64), torch.nn.GELU(), torch.nn.Linear(64, 16)
-    ).to(torch_xla.device())
-    xs.mark_sharding(model[0].weight, mesh, ("model", None))
-    xs.mark_sharding(model[2].weight, mesh, (None, "model"))
+    model = small_models.tp_mlp(16, 64, mesh, dev=torch_xla.device(), shard_bias=False)
     before = _before(model)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     x = _seeded(8, 16).to(torch_xla.device())
@@ -149,7 +147,7 @@ def llama_tp_adamw() -> dict:
     before = _before(model)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     optimizer.zero_grad()
-    loss = model(input_ids=ids, labels=ids).loss
+    loss = small_models.lm_forward(model, ids).loss
     loss.backward()
     optimizer.step()
     torch_xla.sync()
@@ -204,11 +202,7 @@ def mlp_adamw_unrecorded() -> dict:
 
     torch.manual_seed(0)
     mesh = xs.Mesh(np.arange(8), (2, 4), ("data", "model"))
-    model = torch.nn.Sequential(
-        torch.nn.Linear(16, 64), torch.nn.GELU(), torch.nn.Linear(64, 16)
-    ).to(torch_xla.device())
-    xs.mark_sharding(model[0].weight, mesh, ("model", None))
-    xs.mark_sharding(model[2].weight, mesh, (None, "model"))
+    model = small_models.tp_mlp(16, 64, mesh, dev=torch_xla.device(), shard_bias=False)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     x = _seeded(8, 16).to(torch_xla.device())
     xs.mark_sharding(x, mesh, ("data", None))

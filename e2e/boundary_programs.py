@@ -10,6 +10,7 @@ import torch
 import torch_xla
 import torch_xla.debug.metrics as met
 
+import small_models
 from e2e.programs import CUSTOM_ORDER, _numpy, llama_tp_setup
 
 
@@ -39,7 +40,7 @@ def llama_adamw_tp() -> dict:
     out, compiles, calls = {}, [], []
     for step in range(3):
         optimizer.zero_grad()
-        loss = model(input_ids=ids, labels=ids).loss
+        loss = small_models.lm_forward(model, ids).loss
         loss.backward()
         optimizer.step()
         torch_xla.sync()

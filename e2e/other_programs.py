@@ -15,6 +15,7 @@ import torch
 import torch_xla
 import torch_xla.distributed.spmd as xs
 
+import small_models
 from e2e import programs
 from e2e.programs import _device, _mesh, _numpy, _seeded, _shard, _sync
 
@@ -43,13 +44,12 @@ def t5_on_a_3d_mesh() -> dict:
     )
     model = T5ForConditionalGeneration(config).to(_device())
     mesh = xs.Mesh(np.arange(8), (2, 2, 2), ("data", "fsdp", "model"))
-    for name, p in model.named_parameters():
-        if name.endswith(("q.weight", "k.weight", "v.weight", "wi.weight")):
-            xs.mark_sharding(p, mesh, ("model", "fsdp"))
-        elif name.endswith(("o.weight", "wo.weight")):
-            xs.mark_sharding(p, mesh, ("fsdp", "model"))
-        elif name.endswith("shared.weight"):
-            xs.mark_sharding(p, mesh, ("fsdp", None))
+    rules = [
+        (("q.weight", "k.weight", "v.weight", "wi.weight"), ("model", "fsdp")),
+        (("o.weight", "wo.weight"), ("fsdp", "model")),
+        (("shared.weight",), ("fsdp", None)),
+    ]
+    small_models.shard_params(model, mesh, rules)
     generator = torch.Generator().manual_seed(4)
     source = torch.randint(1, 64, (8, 12), generator=generator).to(_device())
     target = torch.randint(1, 64, (8, 6), generator=generator)
@@ -220,10 +220,7 @@ def fsdp_v2() -> dict:
     y = _seeded(16, 8).to(_device())
     out = {}
     for step in range(2):
-        optimizer.zero_grad()
-        loss = torch.nn.functional.mse_loss(model(x), y)
-        loss.backward()
-        optimizer.step()
+        loss = small_models.mse_step(model, optimizer, x, y)
         torch_xla.sync()
         out[f"reduced.loss.{step}"] = loss.detach()
     out.update({f"reduced.{n}": p for n, p in model.named_parameters()})

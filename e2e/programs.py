@@ -14,6 +14,8 @@ import torch_xla
 import torch_xla.distributed.spmd as xs
 import torch_xla.runtime as xr
 
+import small_models
+
 # Not an iota transpose: no V2 string can express this order (pytorch/xla Mesh(device_ids)).
 CUSTOM_ORDER = [5, 2, 7, 0, 3, 6, 1, 4]
 
@@ -52,20 +54,13 @@ def train_2x4() -> dict:
     on "data", the weights column- then row-parallel on "model"; 4 steps."""
     torch.manual_seed(0)
     mesh = _mesh(range(8), (2, 4), ("data", "model"))
-    model = torch.nn.Sequential(
-        torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 16)
-    ).to(_device())
-    _shard(model[0].weight, mesh, ("model", None))
-    _shard(model[2].weight, mesh, (None, "model"))
+    model = small_models.tp_mlp(16, 32, mesh, dev=_device(), shard_bias=False, mark=_shard)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     x, y = _seeded(8, 16).to(_device()), _seeded(8, 16).to(_device())
     _shard(x, mesh, ("data", None))
     losses = []
     for _ in range(4):
-        optimizer.zero_grad()
-        loss = torch.nn.functional.mse_loss(model(x), y)
-        loss.backward()
-        optimizer.step()
+        loss = small_models.mse_step(model, optimizer, x, y)
         _sync()
         losses.append(loss.detach())
     out = {f"param.{n}": p for n, p in model.named_parameters()}
@@ -115,29 +110,16 @@ def llama_tp_setup(device_ids):
     """(model, ids): HF transformers LlamaForCausalLM (tiny config, random init, seed 0) with
     Megatron tensor parallelism on `Mesh(device_ids, (2, 4), ("data", "model"))`, and a batch
     of ids on "data"."""
-    from transformers import LlamaConfig, LlamaForCausalLM
+    from transformers import LlamaForCausalLM
 
     torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=128,
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=1,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=64,
-    )
-    model = LlamaForCausalLM(config).to(_device())
+    model = LlamaForCausalLM(small_models.llama_config()).to(_device())
     mesh = _mesh(device_ids, (2, 4), ("data", "model"))
-    column = ("q_proj", "k_proj", "v_proj", "gate_proj", "up_proj", "lm_head")
-    for name, p in model.named_parameters():
-        if name.endswith(tuple(f"{c}.weight" for c in column)):
-            _shard(p, mesh, ("model", None))
-        elif name.endswith(("o_proj.weight", "down_proj.weight", "embed_tokens.weight")):
-            _shard(p, mesh, (None, "model"))
-    ids = torch.randint(0, 128, (4, 16), generator=torch.Generator().manual_seed(1))
-    ids = ids.to(_device())
-    _shard(ids, mesh, ("data", None))
+    generator = torch.Generator().manual_seed(1)
+    rules = small_models.LLAMA_MEGATRON
+    (ids,) = small_models.lm_inputs(
+        model, mesh, rules, 4, 16, dev=_device(), generator=generator, mark=_shard
+    )
     return model, ids
 
 
@@ -148,7 +130,7 @@ def llama_tp(device_ids) -> dict:
     losses = []
     for _ in range(3):
         optimizer.zero_grad()
-        loss = model(input_ids=ids, labels=ids).loss
+        loss = small_models.lm_forward(model, ids).loss
         loss.backward()
         optimizer.step()
         _sync()

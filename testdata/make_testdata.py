@@ -61,6 +61,12 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SELF = os.path.abspath(__file__)
+ROOT = os.path.dirname(HERE)
+if ROOT not in sys.path:  # the children (also those started from the root: see run_child)
+    sys.path.insert(0, ROOT)
+
+import small_models  # the model code shared with bench/ and e2e/
+
 TORCH_DIR = os.path.join(HERE, "torch_xla")
 JAX_DIR = os.path.join(HERE, "jax")
 MANIFEST = os.path.join(HERE, "manifest.json")
@@ -152,23 +158,7 @@ def jax_case(name, description, num_devices=8, shardy=True, xla_dump=False):
 # --------------------------------------------------------------------------------------
 
 
-def _tx():
-    """Imports torch_xla and enters SPMD mode; returns a namespace of the modules."""
-    import types
-
-    import numpy as np
-    import torch
-    import torch_xla
-    import torch_xla.core.xla_model as xm
-    import torch_xla.distributed.spmd as xs
-    import torch_xla.runtime as xr
-
-    xr.use_spmd()
-    torch.manual_seed(0)
-    np.random.seed(0)
-    return types.SimpleNamespace(
-        np=np, torch=torch, torch_xla=torch_xla, xm=xm, xr=xr, xs=xs, dev=torch_xla.device()
-    )
+_tx = small_models.spmd  # torch_xla in SPMD mode, seeded: a namespace of the modules
 
 
 def _mesh_info(mesh):
@@ -203,10 +193,7 @@ def case_linear_retrace():
     for _ in range(3):
         x = _rand(t, 4, 8)
         y = _rand(t, 4, 8)
-        opt.zero_grad()
-        loss = torch.nn.functional.mse_loss(compiled(x), y)
-        loss.backward()
-        opt.step()
+        loss = small_models.mse_step(compiled, opt, x, y)
         t.torch_xla.sync()
     loss.cpu()
     return {"mesh": _mesh_info(mesh), "mlir": None}
@@ -345,12 +332,7 @@ def _tp_mlp_train(t):
     step's graph, loss)."""
     torch, xs = t.torch, t.xs
     mesh = xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
-    model = torch.nn.Sequential(
-        torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 16)
-    ).to(t.dev)
-    xs.mark_sharding(model[0].weight, mesh, ("model", None))
-    xs.mark_sharding(model[0].bias, mesh, ("model",))
-    xs.mark_sharding(model[2].weight, mesh, (None, "model"))
+    model = small_models.tp_mlp(16, 32, mesh, dev=t.dev)
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     mlir = hlo = None
     for step in range(2):
@@ -358,10 +340,7 @@ def _tp_mlp_train(t):
         y = _rand(t, 8, 16)
         xs.mark_sharding(x, mesh, ("data", None))
         xs.mark_sharding(y, mesh, ("data", None))
-        opt.zero_grad()
-        loss = torch.nn.functional.mse_loss(model(x), y)
-        loss.backward()
-        opt.step()
+        loss = small_models.mse_step(model, opt, x, y)
         if step == 1:
             mlir = t.xm.get_stablehlo([loss, *list(model.parameters())])
             hlo = t.torch_xla._XLAC._get_xla_tensors_hlo_proto([loss, *list(model.parameters())])
@@ -394,55 +373,17 @@ def case_tp_mlp_xla_dump():
 )
 def case_transformer_block():
     t = _tx()
-    torch, xs = t.torch, t.xs
-    nn, F = torch.nn, torch.nn.functional
+    xs = t.xs
     mesh = xs.Mesh(t.np.arange(8), (2, 4), ("fsdp", "tp"))
-    H, NH, MLP, B, S = 32, 4, 64, 4, 8
-    HD = H // NH
-
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.ln1 = nn.LayerNorm(H)
-            self.wq = nn.Linear(H, H, bias=False)
-            self.wk = nn.Linear(H, H, bias=False)
-            self.wv = nn.Linear(H, H, bias=False)
-            self.wo = nn.Linear(H, H, bias=False)
-            self.ln2 = nn.LayerNorm(H)
-            self.up = nn.Linear(H, MLP)
-            self.down = nn.Linear(MLP, H)
-
-        def forward(self, x):
-            h = self.ln1(x)
-
-            def heads(p):
-                p = p.view(B, S, NH, HD).transpose(1, 2)  # (B, NH, S, HD)
-                xs.mark_sharding(p, mesh, ("fsdp", "tp", None, None))
-                return p
-
-            q, k, v = heads(self.wq(h)), heads(self.wk(h)), heads(self.wv(h))
-            att = (q @ k.transpose(-2, -1)) / (HD**0.5)
-            mask = torch.ones(S, S, device=x.device).tril() == 0
-            att = att.masked_fill(mask, float("-inf")).softmax(dim=-1)
-            o = (att @ v).transpose(1, 2).reshape(B, S, H)
-            x = x + self.wo(o)
-            x = x + self.down(F.gelu(self.up(self.ln2(x))))
-            return x
-
+    B, S, H = 4, 8, 32
+    Block = small_models.pre_ln_block(mesh, H, 4, 64, B, S, out_spec=("fsdp", None, None))
     model = Block().to(t.dev)
-    for lin in (model.wq, model.wk, model.wv, model.up):  # column parallel
-        xs.mark_sharding(lin.weight, mesh, ("tp", "fsdp"))
-    for lin in (model.wo, model.down):  # row parallel
-        xs.mark_sharding(lin.weight, mesh, ("fsdp", "tp"))
-    xs.mark_sharding(model.up.bias, mesh, ("tp",))
+    small_models.shard_block(model, mesh)
     x = _rand(t, B, S, H)
     xs.mark_sharding(x, mesh, ("fsdp", None, None))
-    out = model(x)
-    xs.mark_sharding(out, mesh, ("fsdp", None, None))
+    out = model(x)  # alive at the sync: an output of its graph
     loss = out.pow(2).mean()
-    loss.backward()
-    grads = [p.grad for p in model.parameters()]
-    mlir = t.xm.get_stablehlo([loss, *grads])
+    mlir = small_models.grads_stablehlo(loss, model)
     t.torch_xla.sync()
     loss.cpu()
     return {"mesh": _mesh_info(mesh), "mlir": mlir}
@@ -592,41 +533,15 @@ def case_torch_compile():
 # --------------------------------------------------------------------------------------
 
 
-def _tiny_llama_config(**extra):
-    from transformers import LlamaConfig
-
-    return LlamaConfig(
-        vocab_size=128,
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=1,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=64,
-        **extra,
-    )
-
-
 def _lm_train_step(t, model, ids, mask=None):
     """One SGD step of a causal/masked LM on `ids`; returns get_stablehlo of loss + grads."""
     opt = t.torch.optim.SGD(model.parameters(), lr=0.01)
-    out = model(input_ids=ids, attention_mask=mask, labels=ids)
-    out.loss.backward()
-    grads = [p.grad for p in model.parameters() if p.grad is not None]
-    mlir = t.xm.get_stablehlo([out.loss, *grads])
+    out = small_models.lm_forward(model, ids, mask)  # its logits: an output of the synced graph
+    mlir = small_models.grads_stablehlo(out.loss, model)
     opt.step()
     t.torch_xla.sync()
     out.loss.cpu()
     return mlir
-
-
-def _shard_params(t, model, mesh, rules):
-    """Marks every parameter whose name ends in one of a rule's suffixes with that rule's
-    partition spec (the first rule that matches; the others stay unannotated)."""
-    for name, p in model.named_parameters():
-        spec = next((spec for suffixes, spec in rules if name.endswith(suffixes)), None)
-        if spec is not None:
-            t.xs.mark_sharding(p, mesh, spec)
 
 
 def _hf_lm_case(t, mesh, model, rules, batch, *, length=16, mask=False, keep_mlir=False):
@@ -635,13 +550,7 @@ def _hf_lm_case(t, mesh, model, rules, batch, *, length=16, mask=False, keep_mli
     attention mask) on mesh axis 'data', one SGD training step. Random numbers are drawn in
     this order (model init, ids), so the dumps stay what they were."""
     model = model.to(t.dev)
-    _shard_params(t, model, mesh, rules)
-    ids = t.torch.randint(0, 128, (batch, length)).to(t.dev)
-    inputs = [ids]
-    if mask:
-        inputs.append(t.torch.ones(batch, length, dtype=t.torch.long).to(t.dev))
-    for x in inputs:
-        t.xs.mark_sharding(x, mesh, ("data", None))
+    inputs = small_models.lm_inputs(model, mesh, rules, batch, length, dev=t.dev, mask=mask)
     mlir = _lm_train_step(t, model, *inputs)
     return {"mesh": _mesh_info(mesh), "mlir": mlir if keep_mlir else None}
 
@@ -661,23 +570,8 @@ def case_hf_llama_tp():
     from transformers import LlamaForCausalLM
 
     mesh = t.xs.Mesh(t.np.arange(8), (2, 4), ("data", "model"))
-    rules = [
-        (
-            (
-                "q_proj.weight",
-                "k_proj.weight",
-                "v_proj.weight",
-                "gate_proj.weight",
-                "up_proj.weight",
-                "lm_head.weight",
-            ),
-            ("model", None),
-        ),
-        (("o_proj.weight", "down_proj.weight", "embed_tokens.weight"), (None, "model")),
-    ]
-    return _hf_lm_case(
-        t, mesh, LlamaForCausalLM(_tiny_llama_config()), rules, 4, mask=True, keep_mlir=True
-    )
+    model = LlamaForCausalLM(small_models.llama_config())
+    return _hf_lm_case(t, mesh, model, small_models.LLAMA_MEGATRON, 4, mask=True, keep_mlir=True)
 
 
 @torch_case(
@@ -701,7 +595,9 @@ def case_hf_llama_fsdp():
         xs.mark_sharding(output.logits, mesh, ("fsdp", None, None))
 
     model = FSDPv2(
-        LlamaForCausalLM(_tiny_llama_config()).to(t.dev), mesh=mesh, shard_output=shard_output
+        LlamaForCausalLM(small_models.llama_config()).to(t.dev),
+        mesh=mesh,
+        shard_output=shard_output,
     )
     ids = t.torch.randint(0, 128, (8, 16)).to(t.dev)
     xs.mark_sharding(ids, mesh, ("fsdp", None))
@@ -768,10 +664,7 @@ def case_hf_gpt2_2d():
         embd_pdrop=0.0,
         attn_pdrop=0.0,
     )
-    rules = [
-        (("c_attn.weight", "c_fc.weight", "wte.weight"), (None, "model")),
-        (("c_proj.weight",), ("model", None)),
-    ]
+    rules = small_models.GPT2_MEGATRON
     return _hf_lm_case(t, mesh, GPT2LMHeadModel(cfg), rules, 4, keep_mlir=True)
 
 
@@ -855,7 +748,7 @@ def case_hf_gpt2_dynamo():
         vocab_size=128, n_positions=32, n_embd=32, n_layer=1, n_head=4, use_cache=False
     )
     model = GPT2LMHeadModel(cfg).to(t.dev).eval()
-    _shard_params(t, model, mesh, [(("c_attn.weight",), (None, "model"))])
+    small_models.shard_params(model, mesh, [(("c_attn.weight",), (None, "model"))])
     compiled = torch.compile(lambda ids: model(input_ids=ids).logits, backend="openxla")
     with torch.no_grad():
         for _ in range(2):
@@ -910,22 +803,14 @@ def case_mlp_adamw():
     t = _tx()
     torch, xs = t.torch, t.xs
     mesh = xs.Mesh(t.np.arange(8), (4, 2), ("data", "model"))
-    model = torch.nn.Sequential(
-        torch.nn.Linear(64, 256), torch.nn.GELU(), torch.nn.Linear(256, 64)
-    ).to(t.dev)
-    xs.mark_sharding(model[0].weight, mesh, ("model", None))
-    xs.mark_sharding(model[0].bias, mesh, ("model",))
-    xs.mark_sharding(model[2].weight, mesh, (None, "model"))
+    model = small_models.tp_mlp(64, 256, mesh, dev=t.dev)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
     for _ in range(4):
         x = _rand(t, 64, 64)
         y = _rand(t, 64, 64)
         xs.mark_sharding(x, mesh, ("data", None))
         xs.mark_sharding(y, mesh, ("data", None))
-        opt.zero_grad()
-        loss = torch.nn.functional.mse_loss(model(x), y)
-        loss.backward()
-        opt.step()
+        loss = small_models.mse_step(model, opt, x, y)
         t.torch_xla.sync()
     loss.cpu()
     return {"mesh": _mesh_info(mesh), "mlir": None}
@@ -1336,7 +1221,6 @@ def _jmesh_info(mesh):
 
 def child_torch(case: Case, workdir: str):
     if case.meshes:  # every torch_xla Mesh the program makes, beside its dump
-        sys.path.insert(0, os.path.dirname(HERE))
         from shardy_convert.torch_xla import record_meshes
 
         record_meshes(os.path.join(workdir, "dump.meshes.json"))
@@ -1739,7 +1623,6 @@ def child_verify():
     from jax._src.interpreters import mlir as jmlir
     from jaxlib.mlir import ir
 
-    sys.path.insert(0, os.path.dirname(HERE))
     from shardy_convert.ir.legacy_i1 import unpack_i1_hex  # torch_xla 2.9's i1 hex constants
 
     problems = []
