@@ -187,7 +187,8 @@ def _convert_mlir(
         report = replace(report, module=_module_name(mod))
         try:
             order, report = _to_shardy(mod, opts, report, matchers, meshes)
-            report = replace(report, gspmd_fallback=_fallback_sites(mod))
+            if report.shardy:  # a conversion's post-condition rules them out
+                report = replace(report, gspmd_fallback=_fallback_sites(mod))
             out = formats.save(mod, emit, version)
         except ShardyConvertError as e:
             devices = report.devices  # set from the compile options (convert)
