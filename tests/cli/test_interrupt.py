@@ -25,8 +25,9 @@ pytestmark = pytest.mark.filterwarnings(r"ignore:os\.fork\(\) was called:Runtime
 MIXTRAL = TESTDATA / "torch_xla" / "hf_mixtral_moe.dump"  # 10 graphs, the largest dump
 GOLDEN = TESTDATA / "golden" / "torch_xla" / "hf_mixtral_moe.dump"
 COPIES = 24  # a diff long enough that every delay below falls inside it, on a fast machine too
-# A convert batch as long: 24 copies took under 3 s once conversion got faster (jaxlib 0.7.1).
-BATCH_COPIES = 96
+# A convert batch as long: 24 copies took under 3 s once conversion got faster (jaxlib 0.7.1),
+# 96 once convert reused its MLIR contexts.
+BATCH_COPIES = 320
 
 
 def _script() -> list[str]:
