@@ -16,7 +16,7 @@ from jaxlib.mlir import ir
 from ..errors import ModuleError, clip
 from ..sharding.sdy import AxisRef, DimSharding, TensorSharding
 from .bindings import sdy
-from .value_attrs import as_dict
+from .value_attrs import as_dict, value_dict
 
 FRONTEND = "mhlo.frontend_attributes"
 STATED = "xla.sdy.sharding"
@@ -38,13 +38,10 @@ def stated_at(owner: ir.Operation, kind: str, index: int) -> str | None:
     if kind == "op":
         attrs = owner.attributes
     else:
-        name = {"arg": "arg_attrs", "result": "res_attrs"}.get(kind)
-        if name is None or name not in owner.attributes:
+        found = value_dict(owner, kind, index) if kind in ("arg", "result") else None
+        if found is None:
             return None
-        entries = ir.ArrayAttr(owner.attributes[name])
-        if index >= len(entries):
-            return None
-        attrs = ir.DictAttr(entries[index])
+        attrs = found
     if not has_stated(attrs):
         return None
     value = ir.DictAttr(attrs[FRONTEND])[STATED]

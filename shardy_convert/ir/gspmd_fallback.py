@@ -29,6 +29,7 @@ from ..errors import InternalError, ModuleError
 from . import compat
 from .bindings import ir
 from .diagnostics import format_location
+from .value_attrs import value_dicts
 from .walker import (
     CUSTOM_CALL,
     SDY_SHARDING,
@@ -85,12 +86,8 @@ def fallback_sites(module: ir.Operation, *, ops: bool = True) -> list[FallbackSi
 
 
 def _signature_sites(func: ir.Operation, kind: str) -> list[FallbackSite]:
-    array_name = "arg_attrs" if kind == "arg" else "res_attrs"
-    if array_name not in func.attributes:
-        return []
     found = []
-    for k, attrs in enumerate(ir.ArrayAttr(func.attributes[array_name])):
-        attrs = ir.DictAttr(attrs)
+    for k, attrs in enumerate(value_dicts(func, kind)):
         if SHARDING not in attrs or SDY_SHARDING in attrs:
             continue
         if kind == "arg" and ROUND_TRIP_SHARDING in _entry_dict(attrs, FRONTEND_ATTRS):

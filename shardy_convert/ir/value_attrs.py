@@ -20,10 +20,7 @@ class ValueAttrs:
         self.name = "arg_attrs" if kind == "arg" else "res_attrs"
         if count is None:
             count = len(value_types_of(func, kind))
-        attrs = func.attributes
-        self.attrs = (
-            [ir.DictAttr(d) for d in ir.ArrayAttr(attrs[self.name])] if self.name in attrs else []
-        )
+        self.attrs = value_dicts(func, kind)
         self.count = max(count, len(self.attrs))
         self._edited: dict[int, dict[str, ir.Attribute]] = {}
         self.changed = False  # for callers that read several and write back those they edit
@@ -73,6 +70,25 @@ def edited(edits: dict, func: ir.Operation, kind: str, count: int | None = None)
     if key not in edits:
         edits[key] = ValueAttrs(func, kind, count)
     return edits[key]
+
+
+def value_dicts(func: ir.Operation, kind: str) -> list[ir.DictAttr]:
+    """The attribute dictionary of each argument (`kind` "arg") or result of a func, as the
+    func writes them (`arg_attrs`, `res_attrs`; [] where it writes none)."""
+    name = "arg_attrs" if kind == "arg" else "res_attrs"
+    if name not in func.attributes:
+        return []
+    return [ir.DictAttr(d) for d in ir.ArrayAttr(func.attributes[name])]
+
+
+def value_dict(func: ir.Operation, kind: str, k: int) -> ir.DictAttr | None:
+    """The attribute dictionary of a func's argument (`kind` "arg") or result `k`; None where
+    the func writes none for it."""
+    name = "arg_attrs" if kind == "arg" else "res_attrs"
+    if name not in func.attributes:
+        return None
+    entries = ir.ArrayAttr(func.attributes[name])
+    return ir.DictAttr(entries[k]) if k < len(entries) else None
 
 
 def value_types_of(func: ir.Operation, kind: str) -> list[ir.Type]:

@@ -21,7 +21,7 @@ from . import compat
 from .analyses import Analyses
 from .diagnostics import format_location
 from .parse import string_value
-from .value_attrs import ValueAttrs, edited, value_types_of
+from .value_attrs import ValueAttrs, edited, value_dicts, value_types_of
 
 SHARDING = "mhlo.sharding"
 SDY_SHARDING = "sdy.sharding"
@@ -279,11 +279,8 @@ def _left_to_find(module: ir.Operation, mentions: Mentions) -> list[int]:
     `mhlo.sharding` less the argument and result attribute entries that use some of them."""
     signature = 0
     for func in funcs(module):
-        for array_name in ("arg_attrs", "res_attrs"):
-            if array_name in func.attributes:
-                signature += sum(
-                    SHARDING in ir.DictAttr(d) for d in ir.ArrayAttr(func.attributes[array_name])
-                )
+        for kind in ("arg", "result"):
+            signature += sum(SHARDING in d for d in value_dicts(func, kind))
     return [max(mentions.shardings - signature, 0), mentions.custom_calls]
 
 

@@ -18,7 +18,7 @@ from typing import ClassVar
 from ..errors import ShardyConvertError
 from ..ir.analyses import Analyses
 from ..ir.bindings import ir
-from ..ir.value_attrs import edited
+from ..ir.value_attrs import edited, value_dict
 from ..ir.walker import SHARDING, callee, func_name, funcs
 from ..sharding import Kind, parse
 
@@ -77,14 +77,8 @@ def _callee_attr(
 ) -> ir.Attribute | None:
     """The `mhlo.sharding` of the k-th argument or result of the func `call` calls."""
     func = by_name.get(callee(call))
-    key = "arg_attrs" if kind == "arg" else "res_attrs"
-    if func is None or key not in func.attributes:
-        return None
-    attrs = ir.ArrayAttr(func.attributes[key])
-    if k >= len(attrs):
-        return None
-    entry = ir.DictAttr(attrs[k])
-    return entry[SHARDING] if SHARDING in entry else None
+    entry = None if func is None else value_dict(func, kind, k)
+    return entry[SHARDING] if entry is not None and SHARDING in entry else None
 
 
 def _arg_sharding(value: ir.Value, by_name: dict) -> ir.Attribute | None:

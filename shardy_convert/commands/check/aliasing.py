@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from ...ir.bindings import ir
 from ...ir.parse import new_context, parse_module
+from ...ir.value_attrs import value_dicts
 from ...ir.walker import func_name, funcs
 
 ALIASING_OUTPUT = "tf.aliasing_output"
@@ -78,9 +79,7 @@ def read_aliasing(text: str | bytes) -> Aliasing:
 
 
 def _arg_attrs(main) -> list:
-    if main is None or "arg_attrs" not in main.attributes:
-        return []
-    return [ir.DictAttr(d) for d in ir.ArrayAttr(main.attributes["arg_attrs"])]
+    return [] if main is None else value_dicts(main, "arg")
 
 
 def _module_aliases(module: ir.Operation) -> dict[int, int]:

@@ -17,6 +17,7 @@ from ...errors import ShardyConvertError
 from ...formats import device_order
 from ...ir.bindings import ir
 from ...ir.parse import new_context, parse_module
+from ...ir.value_attrs import value_dicts
 from ...ir.walker import func_name, funcs
 
 # MLIR element type -> numpy dtype name (numpy's own, or ml_dtypes' for the narrow floats and
@@ -123,10 +124,7 @@ def signature_of(module: ir.Operation) -> Signature:
 
 
 def _result_attrs(func) -> list[set[str]]:
-    if "res_attrs" not in func.attributes:
-        return []
-    dicts = [ir.DictAttr(d) for d in ir.ArrayAttr(func.attributes["res_attrs"])]
-    return [{d[i].name for i in range(len(d))} for d in dicts]
+    return [{d[i].name for i in range(len(d))} for d in value_dicts(func, "result")]
 
 
 def _shape(t) -> tuple[Shape, str]:
