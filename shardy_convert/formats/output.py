@@ -273,10 +273,41 @@ def whole_text_writes(text: TextIO | io.TextIOBase) -> io.TextIOWrapper | None:
     )
 
 
-def _spooled():
-    """A buffer for what is written at the end: in memory up to _SPOOLED bytes, then a file.
-    tempfile (and shutil, random, the compressors) imported only then (cold start: an output
-    file written in its place needs none)."""
-    import tempfile
+def _spooled() -> _Spool:
+    return _Spool(_SPOOLED)
 
-    return tempfile.SpooledTemporaryFile(_SPOOLED)
+
+class _Spool:
+    """A buffer for what is written at the end: in memory up to `limit` bytes, then a
+    temporary file. tempfile (and shutil, random, the compressors it imports) is imported only
+    then: cold start, every result written to stdout is spooled."""
+
+    def __init__(self, limit: int):
+        self._limit = limit
+        self._file: BinaryIO = io.BytesIO()
+        self._on_disk = False
+
+    def write(self, data: bytes) -> int:
+        if not self._on_disk and self._file.tell() + len(data) > self._limit:
+            import tempfile
+
+            disk = tempfile.TemporaryFile()
+            disk.write(self._file.getvalue())  # type: ignore[attr-defined]  # a BytesIO
+            self._file.close()
+            self._file, self._on_disk = disk, True
+        return self._file.write(data)
+
+    def seek(self, offset: int) -> int:
+        return self._file.seek(offset)
+
+    def read(self, size: int = -1) -> bytes:
+        return self._file.read(size)
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> _Spool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

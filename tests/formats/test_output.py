@@ -67,3 +67,18 @@ def test_remove_partial_outputs_removes_the_tracked_temporary_files(tmp_path, mo
     monkeypatch.setattr(output, "_PARTIAL", {tmp})
     output.remove_partial_outputs()
     assert not tmp.exists()
+
+
+@pytest.mark.parametrize("limit", [0, 5, 1 << 20])
+def test_a_spool_gives_back_what_was_written_in_memory_or_on_disk(limit):
+    """stdout's results wait in a spool: in memory up to its limit, then in a temporary file
+    (tempfile imported only then); either way the bytes come back as written."""
+    pieces = [b"module {\n", b"", b"x" * 7, "\u00e9".encode(), b"}\n"]
+    with output._Spool(limit) as spool:
+        for piece in pieces:
+            spool.write(piece)
+        assert spool._on_disk is (limit < sum(map(len, pieces)))
+        spool.seek(0)
+        assert spool.read() == b"".join(pieces)
+        spool.seek(0)
+        assert spool.read(3) + spool.read() == b"".join(pieces)
