@@ -35,10 +35,10 @@ class OnOneDevice:
     def order(self) -> tuple[int, ...]:
         return (self.device,)
 
-    def __str__(self) -> str:
+    def __str__(self) -> str:  # as iota-mesh's DeviceOrder says it: opt's notes unchanged
         return (
-            f"program placed whole on device {self.device}: one partition (compile it on "
-            f"device {self.device})"
+            f"device order {self.device} taken out of the mesh (compile with it as the device "
+            "assignment)"
         )
 
 

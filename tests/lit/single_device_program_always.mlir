@@ -2,8 +2,8 @@
 // RUN: shardy-convert opt %s -p 'single-device-program{always=true}' --split-input-file 2>&1 >%t | filecheck %s --check-prefix=NOTE
 
 // What the pass found, as MLIR prints pass statistics: the device each program compiles on.
-// NOTE: note: single-device-program: program placed whole on device 3: one partition (compile it on device 3)
-// NOTE: note: single-device-program: program placed whole on device 0: one partition (compile it on device 0)
+// NOTE: note: single-device-program: device order 3 taken out of the mesh (compile with it as the device assignment)
+// NOTE: note: single-device-program: device order 0 taken out of the mesh (compile with it as the device assignment)
 // NOTE-NOT: note:
 
 // A program placed whole on device 3 of 4: one partition on the empty mesh, device 3 in the
