@@ -40,8 +40,8 @@
    a new sharded MLP training step each program on 8 CPU devices, torch_xla's built-in
    runtime against use_plugin on xla-cpu-pjrt (StableHLO handoff, HLO handoff, the
    executable cache off), processes taking turns.
-Then a PASS/MISS line per target of issues 4, 10, 18, 24 and 33 (convert <= 1.25x the floor on
-every module, cold start <= 1.5x, the hook <= 2 % of the plugin's compile on the whole-model
+Then a PASS/MISS line per target of issues 4, 10, 18, 24 and 33 (convert <= 1.2x the floor on
+every module, cold start <= 1.4x, the hook <= 2 % of the plugin's compile on the whole-model
 graph, the big dump's peak RSS <= 2x the floor's: memory bounded by a graph, not by the file; a
 small program through use_plugin <= 1.2x the built-in runtime).
 Timings are printed, never asserted: exit 0 unless the benchmark itself could not run.
@@ -88,8 +88,8 @@ REAL_DUMPS = [
 ]
 REFERENCE = "transformer_L96"  # the 1.85 MB module of the issue; big's ratio is held to it
 BIG = "big"
-RATIO_TARGET = 1.25  # issue 18 (issue 4 asked 1.5)
-COLD_TARGET = 1.5  # issue 18 (issue 4 asked 2.0)
+RATIO_TARGET = 1.2  # issue 33 (issue 4 asked 1.5, issue 18 1.25)
+COLD_TARGET = 1.4  # issue 33 (issue 4 asked 2.0, issue 18 1.5)
 V1V2_TARGET_MS = 20.0
 BIG_DUMP_PEAK_TARGET = 2.0  # issue 24: convert's peak RSS on the big dump vs the floor's
 NOISE = 1.05  # "no worse than": 5 % allowance for timing noise between two modules
@@ -425,7 +425,7 @@ def print_cold_start(cs: dict, dump: Path) -> None:
 
 def print_targets(rows: dict, cs: dict | None, v1v2_ms: float | None, hook: tuple) -> None:
     """One PASS/MISS line per target of issues 4 and 18."""
-    print("\ntargets (issues 4, 10, 18):")
+    print("\ntargets (issues 4, 10, 18, 33):")
     measured = {n: r for n, r in rows.items() if "ratio" in r}
     for n, r in measured.items():
         ok = r["ratio"] <= RATIO_TARGET
