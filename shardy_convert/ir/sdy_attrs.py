@@ -8,6 +8,7 @@ The passes, `inspect`, `check` and the plugin read and build Shardy through thes
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -163,11 +164,18 @@ def export_sharding(
     On mesh ["x"=2, "y"=4] with manual {"x"}: `[{}, {"y"}]` ->
     `{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dims={manual}}` (dim 1 on y, then the x group).
     """
-    from ..sharding.export import to_hlo  # and the V3 shardings it imports (cold start)
-
     sharding, mesh = sharding_from_attr(attr, meshes)
     names = [name for name, _ in mesh.axes]
     manual_axes = tuple(a for a in names if a in set(manual))
+    return _exported(sharding, mesh, manual_axes)
+
+
+@functools.lru_cache(maxsize=4096)
+def _exported(sharding: TensorSharding, mesh: Mesh, manual_axes: tuple[str, ...]) -> Exported:
+    """export_sharding's answer, once a process per sharding: a program's values share a few
+    shardings, and the plugin's programs share them from one compile to the next."""
+    from ..sharding.export import to_hlo  # and the V3 shardings it imports (cold start)
+
     hlo = to_hlo(sharding, mesh, manual_axes)
     open_dims = tuple(k for k, d in enumerate(sharding.dims) if not d.is_closed)
     return Exported(str(hlo), open_dims)

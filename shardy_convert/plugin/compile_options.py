@@ -23,6 +23,7 @@ sub-message.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from ..errors import ShardyConvertError, plural
@@ -80,6 +81,7 @@ def _last(entries, number: int, default: int) -> int:
     return values[-1] if values else default
 
 
+@functools.lru_cache(maxsize=64)  # a process compiles with a few distinct options
 def decode(data: bytes) -> CompileOptions:
     """The facts of serialized compile options; ShardyConvertError if they are not a proto."""
     build = _build_entries(data)
