@@ -65,16 +65,21 @@ _CONFIG, _CONFIG_NUM_PARTITIONS = 2, 5  # HloModuleProtoWithConfig.config, its n
 
 def kind(data: str | bytes) -> str | None:
     """`TEXT`, `PROTO`, or None for anything else (MLIR text and bytecode, a dump)."""
-    raw = data[:4096].encode("utf-8", "replace") if isinstance(data, str) else data
-    if _HEADER.match(raw[:4096]):
+    if _is_text(data):
         return TEXT
-    if isinstance(data, str) or raw[:1] != b"\n" or _looks_like_text(raw):
+    if isinstance(data, str) or data[:1] != b"\n" or _looks_like_text(data):
         return None  # every HLO proto form starts with its field 1, a message (0x0a)
     try:
-        _unwrap(raw)
+        _unwrap(data)
     except ValueError:
         return None
     return PROTO
+
+
+def _is_text(data: str | bytes) -> bool:
+    """What `kind` says is `TEXT`, from the header alone."""
+    raw = data[:4096].encode("utf-8", "replace") if isinstance(data, str) else data
+    return _HEADER.match(raw[:4096]) is not None
 
 
 def looks_binary(data: str | bytes) -> bool:
@@ -104,7 +109,7 @@ def to_stablehlo(data: str | bytes) -> bytes:
     from . import hlo_named
 
     hidden = hlo_named.Hidden() if hlo_named.needed() else None
-    if kind(data) == TEXT:
+    if _is_text(data):  # else a proto, which _module_proto reads whole (no second read: kind)
         text = _without_debug_info(_as_str(data))
         proto = _parse_text(text if hidden is None else _hide(text, hidden))
     else:
