@@ -81,14 +81,15 @@ def check_version(version: str) -> None:
     parts = version.split(".")
     if len(parts) == 3 and all(p.isascii() and p.isdigit() and len(p) < 6 for p in parts):
         number = tuple(map(int, parts))
-        if _number(low) <= number <= _number(high):
+        if version_number(low) <= number <= version_number(high):
             return
     raise ShardyConvertError(
         f'target version "{version[:40]}" is not a StableHLO version from {low} to {high}'
     )
 
 
-def _number(version: str) -> tuple[int, ...]:
+def version_number(version: str) -> tuple[int, ...]:
+    """(1, 13, 3) for "1.13.3", to order versions; ValueError for what has no such parts."""
     return tuple(int(p) for p in version.split("."))
 
 

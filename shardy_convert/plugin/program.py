@@ -85,6 +85,7 @@ def convert(
     boundary_cache: str | None = None,
     meshes: tuple = (),
     match_gspmd_propagation: bool = False,
+    plugin_version: str = "",
 ) -> Converted:
     """`code` (a PJRT program of format "mlir" or "hlo") converted to Shardy for the
     partitions `options` ask for, the options set to the Shardy partitioner. A custom device
@@ -95,13 +96,15 @@ def convert(
     With `match_gspmd_propagation`, GSPMD's decisions inside the program too, pinned where
     Shardy's propagation departs from them (passes/match_gspmd_propagation.py; it implies the
     boundary's). `meshes` are the program's own meshes (the mesh is the one its shardings
-    fit). Raises a ProgramError naming the graph."""
+    fit). `plugin_version`: the newest StableHLO version the plugin reads, where it says
+    (`wrapper.wrapped_plugin_version`), for a program that came as no portable artifact.
+    Raises a ProgramError naming the graph."""
     opts = compile_options.decode(options)
     report = ProgramReport(devices=opts.num_partitions * opts.num_replicas)
     try:
         matchers = _matchers(options, match_gspmd_boundary, match_gspmd_propagation, boundary_cache)
         out, order, report = _convert_mlir(
-            _as_mlir(code, form), opts, report, emit, matchers, meshes
+            _as_mlir(code, form), opts, report, emit, matchers, meshes, plugin_version
         )
         if order is None:
             # The caller's own order, given all the same: the wrapper then hands the caller
@@ -176,12 +179,15 @@ def _convert_mlir(
     emit: str,
     matchers: tuple,
     meshes: tuple,
+    plugin_version: str,
 ) -> tuple[bytes, tuple[int, ...] | None, ProgramReport]:
     from ..formats import module as formats
     from ..ir.parse import pooled_context
 
     form = formats.detect(code)
-    version = formats.portable_version(code) if form == "portable" else _plugin_version()
+    version = (
+        formats.portable_version(code) if form == "portable" else _target_version(plugin_version)
+    )
     with pooled_context() as ctx:
         mod = formats.load(code, ctx, trusted=True)
         report = replace(report, module=_module_name(mod))
@@ -299,9 +305,19 @@ def _module_name(mod) -> str | None:
     return ir.StringAttr(attr["sym_name"]).value if "sym_name" in attr else None
 
 
-def _plugin_version() -> str:
-    """StableHLO version of portable artifacts made from HLO protos: the oldest jaxlib writes,
-    which every plugin of the same generation reads."""
+def _target_version(plugin_version: str) -> str:
+    """StableHLO version of the portable artifact made from a program that came as none (an
+    HLO proto, MLIR text or bytecode): the newest both jaxlib and the plugin (`plugin_version`,
+    its PJRT attribute) know, as a framework targets its plugin; where the plugin does not
+    say, the oldest jaxlib writes, which every plugin of its generation reads."""
+    from ..formats.module import version_number
     from ..ir.bindings import stablehlo
 
-    return stablehlo.get_minimum_version()
+    low, high = stablehlo.get_minimum_version(), stablehlo.get_current_version()
+    try:
+        number = version_number(plugin_version)
+    except ValueError:  # "": not known
+        return low
+    if number < version_number(low):
+        return low  # older than jaxlib writes: the oldest it does
+    return plugin_version if number < version_number(high) else high

@@ -130,6 +130,7 @@ class Session:
             boundary_cache=cast("str | None", settings.boundary_cache),
             meshes=meshes,
             match_gspmd_propagation=settings.match_gspmd_propagation,
+            plugin_version=wrapped_plugin_version(),
         )
         self._count(converted.report)
         return converted
@@ -264,6 +265,29 @@ def executable_cache_counts(library: str | None = None) -> dict[str, int]:
     counts = (ctypes.c_long * 4)()
     ctypes.CDLL(library or library_path()).ShardyConvertExecutableCache(counts)
     return dict(zip(("hits", "misses", "evictions", "entries"), counts))
+
+
+_wrapped_version = ""  # the first version the C side gave (a process wraps one plugin)
+
+
+def wrapped_plugin_version() -> str:
+    """The StableHLO version the plugin wrapped in this process reads up to (its PJRT attribute
+    "stablehlo_current_version", read by the C side), "" where the wrapper is not loaded here,
+    has not loaded a plugin, or the plugin names none. Never loads the wrapper or a plugin."""
+    global _wrapped_version
+    if not _wrapped_version:
+        import ctypes
+
+        try:
+            library = ctypes.CDLL(library_path(), mode=os.RTLD_NOLOAD | os.RTLD_NOW)
+        except (OSError, ShardyConvertError):  # not loaded in this process, or not built
+            return ""
+        read = getattr(library, "ShardyConvertPluginStablehloVersion", None)
+        if read is None:  # a build from before it
+            return ""
+        read.restype = ctypes.c_char_p
+        _wrapped_version = (read() or b"").decode()
+    return _wrapped_version
 
 
 def relabel_program(code: bytes, form: bytes, order: bytes) -> tuple[bytes] | str:

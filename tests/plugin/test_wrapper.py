@@ -6,6 +6,7 @@ torch_xla end to end is e2e/test_torch_xla.py (make test-e2e)."""
 
 from __future__ import annotations
 
+import re
 import struct
 import subprocess
 import sys
@@ -132,6 +133,9 @@ def test_an_hlo_proto_is_converted_too():
     assert form == b"mlir"
     assert formats.detect(code) == "portable"
     assert b"xla.sdy.meshes" in code
+    # no wrapper wraps a plugin in this process: the oldest version jaxlib writes
+    assert wrapper.wrapped_plugin_version() == ""
+    assert formats.portable_version(code) == formats.stablehlo.get_minimum_version()
 
 
 UNANNOTATED = """
@@ -289,6 +293,7 @@ def test_the_library_is_built_and_exports_only_the_plugin_entry():
             "GetPjrtApi",
             "ShardyConvertWrapperProblem",
             "ShardyConvertExecutableCache",
+            "ShardyConvertPluginStablehloVersion",
         }
         assert " R ShardyConvertPjrtWrapper" in nm.stdout  # the marker (plugin_library.py)
     undefined = subprocess.run(["nm", "-D", "--undefined-only", path], capture_output=True)
@@ -324,6 +329,54 @@ def test_without_a_plugin_to_wrap_every_call_says_why():
     out = run_client({"SHARDY_CONVERT_PLUGIN": ""})
     assert "ERROR" in out
     assert "SHARDY_CONVERT_PLUGIN" in out
+
+
+# An op StableHLO 0.9.0 cannot spell (`result_accuracy` came in 1.9.0) in a sharded program.
+ACCURATE = """
+func.func @main(%arg0: tensor<8x8xf32> {mhlo.sharding = "{devices=[2,4]<=[8]}"}) -> tensor<8x8xf32> {
+  %0 = stablehlo.exponential %arg0 {result_accuracy = #stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<HIGHEST>>} : tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+"""  # noqa: E501
+
+
+def hlo_proto(text: str) -> bytes:
+    from jaxlib import _jax
+
+    computation = _jax.mlir.mlir_module_to_xla_computation(text, use_tuple_args=False)
+    return computation.as_serialized_hlo_module_proto()
+
+
+def test_without_a_wrapped_plugin_an_hlo_proto_targets_the_oldest_version_jaxlib_writes():
+    assert wrapper.wrapped_plugin_version() == ""  # no wrapper wraps a plugin in this process
+    oldest = re.escape(formats.stablehlo.get_minimum_version())
+    with pytest.raises(program.ProgramError, match=f"portable artifact for StableHLO {oldest}"):
+        program.convert_program(hlo_proto(ACCURATE), "hlo", jaxlib_options(8))
+
+
+PLUGIN_VERSION = """
+from shardy_convert.formats import module as formats
+from tests.plugin.test_wrapper import hlo_proto, jaxlib_options
+low, high = client._plugin.stablehlo_version_range  # the wrapped plugin's, passed through
+print("theirs", ".".join(map(str, high)))
+print("read", wrapper.wrapped_plugin_version())
+answer = wrapper.on_compile(hlo_proto({text!r}), b"hlo", jaxlib_options(8))  # as the C side calls
+print("written", formats.portable_version(answer[0]))
+print("jaxlib", formats.stablehlo.get_current_version())
+"""
+
+
+def test_an_hlo_proto_becomes_an_artifact_of_the_newest_version_jaxlib_and_the_plugin_share():
+    """Through the wrapper, the version the wrapped plugin names (as a framework targets its
+    plugin): an op newer than jaxlib's oldest version converts."""
+    out = run_client(
+        wrapper.environment(pjrt_plugin.plugin_path()), PLUGIN_VERSION.format(text=ACCURATE)
+    )
+    said = dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
+    theirs, ours = said["theirs"], said["jaxlib"]
+    assert said["read"] == theirs, out  # the C side reads the plugin's own attribute
+    newest = min(theirs, ours, key=formats.version_number)
+    assert said["written"] == newest, out
 
 
 def test_a_wrong_plugin_path_is_a_pjrt_error_naming_it(tmp_path):

@@ -1264,6 +1264,7 @@ static const PJRT_Api *plugin_api(void *lib, const char *path) {
 }
 
 static __thread int loading; /* this thread is inside load(): a GetPjrtApi now is re-entry */
+static int loaded;           /* load() has run (atomic: read without its once) */
 
 static void load(void) {
   loading = 1;
@@ -1277,11 +1278,13 @@ static void load(void) {
     if (theirs != NULL && wrap(theirs, path)) {
       read_capacity();
       loading = 0;
+      __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
       return;
     }
   }
   stand_in();
   loading = 0;
+  __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
 }
 
 /* Re-entry (the plugin being loaded calls back into this library's GetPjrtApi on the same
@@ -1300,6 +1303,39 @@ __attribute__((visibility("default"))) const void *GetPjrtApi(void) {
   if (reentered()) return NULL;
   pthread_once(&load_once, load);
   return api;
+}
+
+/* ---- The plugin's StableHLO version, for the hook ------------------------------------------ */
+
+static char stablehlo_version[64]; /* "1.13.3"; "" when the plugin names none */
+static pthread_once_t version_once = PTHREAD_ONCE_INIT;
+
+/* The wrapped plugin's "stablehlo_current_version" attribute (three int64s), as text. */
+static void read_stablehlo_version(void) {
+  if (real == NULL || REAL(header.PJRT_Plugin_Attributes) == NULL) return;
+  PJRT_Plugin_Attributes_Args args = {.struct_size = PJRT_Plugin_Attributes_Args_STRUCT_SIZE};
+  PJRT_Error *error = real->header.PJRT_Plugin_Attributes(&args);
+  if (error != NULL) return drop_plugin_error(error);
+  static const char name[] = "stablehlo_current_version";
+  for (size_t i = 0; i < args.num_attributes; i++) {
+    const PJRT_NamedValue *value = &args.attributes[i];
+    if (value->name_size != sizeof name - 1 || memcmp(value->name, name, sizeof name - 1) != 0 ||
+        value->type != PJRT_NamedValue_kInt64List || value->value_size != 3)
+      continue;
+    const int64_t *v = value->int64_array_value;
+    snprintf(stablehlo_version, sizeof stablehlo_version, "%lld.%lld.%lld", (long long)v[0],
+             (long long)v[1], (long long)v[2]);
+  }
+}
+
+/* For the hook: the StableHLO version the wrapped plugin reads up to ("" when it names none, or
+ * before a framework's GetPjrtApi loaded it: this never loads it): a portable artifact the hook
+ * writes from an HLO proto targets the newest version both the plugin and jaxlib know, as a
+ * framework targets its plugin. */
+__attribute__((visibility("default"))) const char *ShardyConvertPluginStablehloVersion(void) {
+  if (!__atomic_load_n(&loaded, __ATOMIC_ACQUIRE)) return "";
+  pthread_once(&version_once, read_stablehlo_version);
+  return stablehlo_version;
 }
 
 /* For tests and the CLI: why the wrapper serves the stand-in table ("" when it wraps a plugin). */
