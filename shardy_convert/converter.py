@@ -231,11 +231,28 @@ def _convert(
                 if say_as_it_is:
                     _passed_through("it already carries Shardy shardings", "already Shardy")
                 return module
-        else:
-            found = convert_module(mod, request, mentions=formats.mentions(module))
-            _warn_found(request, found)
-            _record_placement(mod, found)
-        return _same_type(formats.save(mod, emit, target_version, has_locations(module)), module)
+            return _same_type(
+                formats.save(mod, emit, target_version, has_locations(module)), module
+            )
+        out = _converted(mod, module, request, emit, target_version)
+        return _same_type(out, module)
+
+
+def _converted(
+    mod: ir.Module, module: str | bytes, request: ConvertRequest, emit: str, target: str | None
+) -> str | bytes:
+    """`mod`, parsed from `module`, converted and written in the form `emit`. Unless Shardy's
+    import runs on it (convert_module checks first then), the pipeline's post-condition is
+    checked on the module as written: the written form tells whether there is any `@Sharding`
+    call to look for among the ops."""
+    later = not (request.validate or request.imported)
+    found = convert_module(mod, request, mentions=formats.mentions(module), check=not later)
+    _warn_found(request, found)
+    _record_placement(mod, found)
+    out = formats.save(mod, emit, target, has_locations(module))
+    if later:
+        check_no_gspmd_left(mod.operation, saved=out)
+    return out
 
 
 def _warn_found(request: ConvertRequest, found: pipeline.PipelineResult) -> None:
@@ -443,7 +460,10 @@ def _record_placement(mod: ir.Module, found: pipeline.PipelineResult) -> None:
 
 
 def convert_module(
-    mod: ir.Module, request: ConvertRequest = ConvertRequest(), mentions: Mentions | None = None
+    mod: ir.Module,
+    request: ConvertRequest = ConvertRequest(),
+    mentions: Mentions | None = None,
+    check: bool = True,
 ) -> pipeline.PipelineResult:
     """Runs the conversion pipeline (`request.pipeline`) on a parsed module, in place, and
     returns what its passes found (import-shardings' `MeshChoice` when it was given meshes,
@@ -453,10 +473,13 @@ def convert_module(
     `request.imported`, on the module itself. `mentions`: those of the text `mod` was parsed
     from (formats.mentions), if it is unchanged since: the walk for the sharded ops and custom
     calls stops once it has found that many (match-gspmd-boundary changes the module: the
-    run's analyses are forgotten after it)."""
+    run's analyses are forgotten after it). `check`: the pipeline's post-condition
+    (`check_no_gspmd_left`); False leaves it to the caller, who must run it before handing the
+    module on (convert() runs it on the module as written)."""
     given = None if mentions is None else {("mentions", mod.operation): mentions}
     found = pipeline.run(mod, request.pipeline, verify_each=False, analyses=Analyses(given))
-    check_no_gspmd_left(mod.operation)
+    if check or request.imported or request.validate:  # before Shardy's import sees it
+        check_no_gspmd_left(mod.operation)
     if request.imported:
         run_pipeline(mod, [pipeline.SDY_IMPORT], verify_each=False)
         verify(mod.operation, "Shardy's import pipeline made a module that does not verify")

@@ -166,3 +166,42 @@ def test_a_fallback_site_left_by_the_pipeline_is_an_internal_error(monkeypatch):
     assert "the conversion left what makes XLA fall back to GSPMD" in message
     assert 'arg 0 of @f: mhlo.sharding "{replicated}"' in message
     assert "import-shardings should have replaced it" in message
+
+
+@pytest.mark.parametrize("emit", ["text", "bytecode", "portable"])
+@pytest.mark.parametrize("validate", [False, True])
+def test_a_sharding_call_left_by_the_pipeline_is_an_internal_error_in_every_form(
+    monkeypatch, emit, validate
+):
+    """convert() checks the `@Sharding` calls on the module as written when nothing runs
+    Shardy's import on it (the written form says whether there is any to look for), before
+    the import otherwise: a call left is an internal error either way, nothing returned."""
+    from shardy_convert.ir import gspmd_fallback
+    from shardy_convert.passes import pipeline
+
+    text = _main(body=_SHARDING_CALL.replace("ATTRS", GSPMD)).replace(MESH, "")
+    monkeypatch.setattr(pipeline, "conversion", lambda *a, **k: ())  # nothing is imported
+    monkeypatch.setattr(gspmd_fallback, "sites", lambda module, ops=True: iter(()))
+    with pytest.raises(InternalError) as raised:
+        convert(text, num_devices=1, emit=emit, validate=validate)
+    message = str(raised.value)
+    assert "stablehlo.custom_call @Sharding" in message
+    assert "import-custom-calls should have replaced it" in message
+
+
+def test_a_module_written_without_a_sharding_call_is_not_walked(monkeypatch):
+    """The written form holds no `Sharding`: the ops are not walked for `@Sharding` calls."""
+    from shardy_convert.ir import gspmd_fallback
+
+    walked = []
+    real = gspmd_fallback._sharding_calls
+    monkeypatch.setattr(gspmd_fallback, "_sharding_calls", lambda f: walked.append(f) or real(f))
+    gspmd = _main(GSPMD, GSPMD).replace(MESH, "")
+    convert(gspmd, num_devices=1, validate=False)
+    assert walked == []
+    convert(
+        gspmd.replace(BODY, _SHARDING_CALL.replace("ATTRS", GSPMD)), num_devices=1, validate=False
+    )
+    assert len(walked) == 0  # converted to sdy.sharding_constraint: nothing named Sharding
+    convert(gspmd, num_devices=1, validate=True)  # Shardy's import runs: checked before it
+    assert len(walked) == 1
