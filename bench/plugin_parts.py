@@ -80,8 +80,11 @@ def _measure(stablehlo_dir: Path, hlo_dir: Path, reps: int) -> dict:
     from shardy_convert.plugin import program
     from tests import pjrt_plugin
 
-    client = pjrt_plugin.get_client(8).client
+    plugin = pjrt_plugin.get_client(8)
+    client = plugin.client
     compile_raw = _raw_compiler(client)
+    # what the wrapper reads from the plugin for programs handed as HLO
+    version = "" if plugin.stablehlo_versions is None else plugin.stablehlo_versions[1]
     from_stablehlo, from_hlo = _load(stablehlo_dir), _load(hlo_dir)
     steps = min(len(from_stablehlo), len(from_hlo))
     times: dict[str, list[float]] = {
@@ -101,7 +104,7 @@ def _measure(stablehlo_dir: Path, hlo_dir: Path, reps: int) -> dict:
             t0 = time.perf_counter()
             program.convert(code, form.decode(), options)
             t1 = time.perf_counter()
-            program.convert(hlo, hlo_form.decode(), hlo_options)
+            program.convert(hlo, hlo_form.decode(), hlo_options, plugin_version=version)
             times["hook, StableHLO handed"].append(t1 - t0)
             times["hook, HLO handed"].append(time.perf_counter() - t1)
     return {
