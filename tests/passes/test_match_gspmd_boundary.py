@@ -65,7 +65,8 @@ def _same(a: list[str], b: list[str]) -> bool:
 
 def _result_attrs(text: str) -> list[str]:
     with new_context() as ctx:
-        main = next(f for f in funcs(parse_module(text, ctx).operation) if func_name(f) == "main")
+        module = parse_module(text, ctx)  # held: @main is an op inside it (jaxlib 0.7.1 frees it)
+        main = next(f for f in funcs(module.operation) if func_name(f) == "main")
         ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
         count = len(ftype.results)
         if "res_attrs" not in main.attributes:
