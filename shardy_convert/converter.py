@@ -54,6 +54,12 @@ class ConvertRequest:
     validate: bool = False
 
     @property
+    def imports_shardy(self) -> bool:
+        """Whether Shardy's import pipeline runs on the result (`imported`, or on a copy with
+        `validate`): the post-condition is checked before it."""
+        return self.imported or self.validate
+
+    @property
     def pipeline(self) -> pipeline.Pipeline:
         return pipeline.conversion(self.importer, self.before)
 
@@ -245,7 +251,7 @@ def _converted(
     import runs on it (convert_module checks first then), the pipeline's post-condition is
     checked on the module as written: the written form tells whether there is any `@Sharding`
     call to look for among the ops."""
-    later = not (request.validate or request.imported)
+    later = not request.imports_shardy
     found = convert_module(mod, request, mentions=formats.mentions(module), check=not later)
     _warn_found(request, found)
     _record_placement(mod, found)
@@ -478,7 +484,7 @@ def convert_module(
     module on (convert() runs it on the module as written)."""
     given = None if mentions is None else {("mentions", mod.operation): mentions}
     found = pipeline.run(mod, request.pipeline, verify_each=False, analyses=Analyses(given))
-    if check or request.imported or request.validate:  # before Shardy's import sees it
+    if check or request.imports_shardy:  # before Shardy's import sees it
         check_no_gspmd_left(mod.operation)
     if request.imported:
         run_pipeline(mod, [pipeline.SDY_IMPORT], verify_each=False)
