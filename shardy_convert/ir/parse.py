@@ -29,13 +29,23 @@ from .nesting import check_nesting
 BYTECODE_MAGIC = b"ML\xefR"
 
 
+# The dialects loaded when a context is made: those whose ops the package builds in Python
+# (`ir.Operation.create`) or whose attributes it makes from text. Every other dialect jaxlib
+# registers is loaded when it is first needed, as `mlir-opt` does: by the parser and the
+# bytecode reader for what a module holds, and by the pass manager for what its passes declare
+# (loading all ~20 up front, LLVM and NVVM among them, was 2.5-3.5 ms of every CLI start).
+EAGER_DIALECTS = ("builtin", "func")
+
+
 def new_context() -> ir.Context:
-    """A context with every dialect jaxlib registers (stablehlo, chlo, mhlo, func, sdy, ...)."""
+    """A context with every dialect jaxlib registers (stablehlo, chlo, func, sdy, vhlo, ...),
+    those of `EAGER_DIALECTS`, StableHLO's and Shardy's loaded, the rest on first use."""
     registry = ir.DialectRegistry()
     _jax_mlir_ext.register_dialects(registry)
     ctx = ir.Context()
     ctx.append_dialect_registry(registry)
-    ctx.load_all_available_dialects()
+    for name in EAGER_DIALECTS:
+        ctx.get_dialect_descriptor(name)
     stablehlo.register_dialect(ctx)
     sdy.register_dialect(ctx)
     return ctx
