@@ -7,10 +7,10 @@ pipeline-text parser can check values without jaxlib."""
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import regex
 from .errors import ShardyConvertError, clip
 
 # More devices than any machine has: refuse before allocating anything of that size.
@@ -36,12 +36,12 @@ def propagation_flags(
 
 
 # Axis names go into `#sdy.mesh<["name"=4]>` text; sizes are bounded like sharding sizes.
-_MESH_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
+_MESH_NAME = regex.lazy(r"[A-Za-z0-9_.\-]+")
 
 
 def is_axis_name(name: object) -> bool:
     """A mesh axis name shardy-convert writes into `#sdy.mesh<["name"=4]>` unquoted."""
-    return isinstance(name, str) and _MESH_NAME.fullmatch(name) is not None
+    return isinstance(name, str) and _MESH_NAME().fullmatch(name) is not None
 
 
 def parse_mesh(mesh: Sequence[tuple[str, int]] | str | None) -> tuple[tuple[str, int], ...] | None:
@@ -81,7 +81,7 @@ def _check_mesh_axis(mesh: str, part: str) -> tuple[str, int]:
     """One `NAME=SIZE` of a mesh; errors quote `part` as it was written."""
     shown = clip(mesh, 80)
     name, equals, size = (x.strip() for x in part.partition("="))
-    if not equals or not _MESH_NAME.fullmatch(name) or not size.isascii() or not size.isdigit():
+    if not equals or not _MESH_NAME().fullmatch(name) or not size.isascii() or not size.isdigit():
         raise ShardyConvertError(
             f'mesh "{shown}": expected NAME=SIZE,... with names of letters, digits, "_", "." '
             f'or "-", got "{clip(part, 40)}"'

@@ -21,6 +21,7 @@ FLOORS = {
     "options": 0,
     "cpp_stderr": 0,
     "lru": 0,
+    "regex": 0,
     "sharding": 1,
     "ir": 2,
     "xla": 2,

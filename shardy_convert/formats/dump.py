@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
+from .. import regex
 from ..errors import DumpError, Located, ShardyConvertError, ShardyConvertWarning
 from ..sharding import Kind, parse
 from .window import Window
@@ -29,7 +30,7 @@ _L = TypeVar("_L", bound=Located)
 BEGIN = "## BEGIN_GRAPH"
 END = "## END_GRAPH"
 HASH = "\nGraph Hash:"
-_LINE_COL = re.compile(r"^(\d+):(\d+)")
+_LINE_COL = regex.lazy(r"^(\d+):(\d+)")
 _SHARDING_ATTR = re.compile(r'mhlo\.sharding = "((?:[^"\\]|\\.)*)"')
 
 
@@ -289,7 +290,7 @@ def graphs(text: str) -> list[Graph]:
 def shift_location(location: str | None, lines: int) -> str | None:
     if not location:
         return location
-    m = _LINE_COL.match(location)
+    m = _LINE_COL().match(location)
     if not m:
         return location
     return f"{int(m.group(1)) + lines}:{m.group(2)}{location[m.end() :]}"

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .. import regex
 from ..errors import ModuleError, ShardyConvertError, clip
 from ..ir.bindings import ir
 from ..ir.parse import new_context, parse_module, print_module
@@ -39,26 +40,26 @@ TEXT = "HLO text"
 PROTO = "HLO module proto"
 
 # The header line XLA prints first; `//` comment lines may precede it.
-_HEADER = re.compile(rb"\A(?:\s*//[^\n]*\n)*\s*HloModule[ \t]")
-_NUM_PARTITIONS = re.compile(r"^HloModule [^\n]*?\bnum_partitions=(\d+)", re.M)
+_HEADER = regex.lazy(rb"\A(?:\s*//[^\n]*\n)*\s*HloModule[ \t]")
+_NUM_PARTITIONS = regex.lazy(r"^HloModule [^\n]*?\bnum_partitions=(\d+)", re.M)
 # `buffer_donor={ (1, {}), (7, {}) }` in the header: donated parameters (a tuple index after
 # the number names a part of a tuple parameter, no @main argument of its own).
-_BUFFER_DONOR = re.compile(r"^HloModule [^\n]*?\bbuffer_donor=\{([^\n]*?)\}\s*(?:,|$)", re.M)
-_DONOR = re.compile(r"\((\d+),\s*\{\}\)")
+_BUFFER_DONOR = regex.lazy(r"^HloModule [^\n]*?\bbuffer_donor=\{([^\n]*?)\}\s*(?:,|$)", re.M)
+_DONOR = regex.lazy(r"\((\d+),\s*\{\}\)")
 BUFFER_DONOR = "jax.buffer_donor"
 # Debug information XLA's own parser (0.7.1's) does not read back, and that would hide the
 # instruction names: the stack-frame tables after the header, and each `metadata={...}`.
-_FRAME_TABLE = re.compile(
+_FRAME_TABLE = regex.lazy(
     r"^(?:FileNames|FunctionNames|FileLocations|StackFrames)\n(?:\d+ [^\n]*\n)*", re.M
 )
-_METADATA = re.compile(r',\s*metadata=\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\}')
-_INSTRUCTION = re.compile(r"^[ \t]*(?:ROOT[ \t]+)?%?([\w.\-]+)[ \t]*=", re.M)
-_NAME_LOC = re.compile(r'loc\("((?:[^"\\]|\\.)*)"\)')
-_PARSE_ERROR = re.compile(r"was parsing (\d+):(\d+): error: ([^\n]*)")
+_METADATA = regex.lazy(r',\s*metadata=\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\}')
+_INSTRUCTION = regex.lazy(r"^[ \t]*(?:ROOT[ \t]+)?%?([\w.\-]+)[ \t]*=", re.M)
+_NAME_LOC = regex.lazy(r'loc\("((?:[^"\\]|\\.)*)"\)')
+_PARSE_ERROR = regex.lazy(r"was parsing (\d+):(\d+): error: ([^\n]*)")
 
 _MODULE, _COMPUTATIONS = 1, 3  # HloModuleProto.name, .computations
 _INSTRUCTIONS, _OPCODE = 2, 2  # HloComputationProto.instructions, HloInstructionProto.opcode
-_OPCODE_NAME = re.compile(rb"[a-z][a-z0-9-]*")
+_OPCODE_NAME = regex.lazy(rb"[a-z][a-z0-9-]*")
 _WRAPPED = 1  # the HloModuleProto (or HloProto) inside every wrapper message
 _CONFIG, _CONFIG_NUM_PARTITIONS = 2, 5  # HloModuleProtoWithConfig.config, its num_partitions
 
@@ -79,7 +80,7 @@ def kind(data: str | bytes) -> str | None:
 def _is_text(data: str | bytes) -> bool:
     """What `kind` says is `TEXT`, from the header alone."""
     raw = data[:4096].encode("utf-8", "replace") if isinstance(data, str) else data
-    return _HEADER.match(raw[:4096]) is not None
+    return _HEADER().match(raw[:4096]) is not None
 
 
 def looks_binary(data: str | bytes) -> bool:
@@ -155,7 +156,7 @@ def load(data: str | bytes, ctx: ir.Context) -> ir.Module:
         text = _as_str(data)
         located = _locate(print_module(module, "text", locations=True), text)
         module = parse_module(located, ctx)
-        partitions = _NUM_PARTITIONS.search(text[: text.find("\n") + 1 or None])
+        partitions = _NUM_PARTITIONS().search(text[: text.find("\n") + 1 or None])
         count = int(partitions.group(1)) if partitions else None
         header = text
     else:
@@ -180,8 +181,8 @@ def _proto_header(proto: bytes) -> str:
 
 
 def _donors(text: str) -> list[int]:
-    found = _BUFFER_DONOR.search(text[: text.find("\n") + 1 or None])
-    return sorted({int(k) for k in _DONOR.findall(found.group(1))}) if found else []
+    found = _BUFFER_DONOR().search(text[: text.find("\n") + 1 or None])
+    return sorted({int(k) for k in _DONOR().findall(found.group(1))}) if found else []
 
 
 def _mark_donors(module: ir.Module, donors: list[int]) -> None:
@@ -220,7 +221,7 @@ def _parse_text(text: str) -> bytes:
     try:
         return compat.hlo_text_to_proto(text)
     except Exception as e:  # jaxlib's runtime error, XLA's parser message inside
-        m = _PARSE_ERROR.search(str(e))
+        m = _PARSE_ERROR().search(str(e))
         if m is None:
             raise ModuleError(f"cannot parse the {TEXT}: {_first_line(e)}") from None
         line, column, message = m.groups()
@@ -233,20 +234,20 @@ def _without_debug_info(text: str) -> str:
     """`text` without stack-frame tables and metadata, lines kept where they were (XLA's
     error locations are then the file's). Without `op_name` metadata, XLA's importer names
     each op's location after its instruction (`_locate`)."""
-    text = _FRAME_TABLE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
-    return _METADATA.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    text = _FRAME_TABLE().sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    return _METADATA().sub(lambda m: "\n" * m.group(0).count("\n"), text)
 
 
 def _locate(module_text: str, hlo_text: str) -> str:
     """MLIR text with each `loc("INSTRUCTION")` replaced by that instruction's line:column in
     `hlo_text` (`loc("-":L:C)`, which errors print as `L:C`)."""
     where: dict[str, str] = {}
-    for m in _INSTRUCTION.finditer(hlo_text):
+    for m in _INSTRUCTION().finditer(hlo_text):
         line = hlo_text.count("\n", 0, m.start()) + 1
         column = m.start(1) - (hlo_text.rfind("\n", 0, m.start(1)) + 1) + 1
         column -= hlo_text[m.start(1) - 1 : m.start(1)] == "%"  # at the `%`
         where.setdefault(m.group(1), f'loc("-":{line}:{column})')
-    return _NAME_LOC.sub(lambda m: where.get(m.group(1), m.group(0)), module_text)
+    return _NAME_LOC().sub(lambda m: where.get(m.group(1), m.group(0)), module_text)
 
 
 def _module_proto(data: str | bytes) -> tuple[bytes, int | None]:
@@ -294,7 +295,7 @@ def _check_computation(data: bytes) -> None:
         raise ValueError("a computation holds no instructions (not an HloModuleProto)")
     first = protowire.fields(instructions[0])
     opcodes = [v for n, w, v, _ in first if n == _OPCODE and w == 2]
-    if len(opcodes) != 1 or not _OPCODE_NAME.fullmatch(opcodes[0]):
+    if len(opcodes) != 1 or not _OPCODE_NAME().fullmatch(opcodes[0]):
         raise ValueError("an instruction has no opcode (not an HloModuleProto)")
 
 

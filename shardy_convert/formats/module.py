@@ -11,12 +11,12 @@ frontend attributes next to V2 `mhlo.sharding` strings), which plugins re-import
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
 from typing import Literal, NoReturn, cast, overload
 
+from .. import regex
 from ..errors import ModuleError, ShardyConvertError
 from ..ir import compat
 from ..ir.bindings import ir, stablehlo
@@ -201,7 +201,7 @@ def read_isolated(data: str | bytes) -> str:
     _child_error(child, what)
 
 
-_FATAL = re.compile(r"(?:F\d{4} [\d:. ]+|[\d-]+ [\d:.]+: F )[^\]]*:\d+\] ")
+_FATAL = regex.lazy(r"(?:F\d{4} [\d:. ]+|[\d-]+ [\d:.]+: F )[^\]]*:\d+\] ")
 
 
 def _what(data: str | bytes) -> str:
@@ -225,7 +225,7 @@ def _child_error(child: subprocess.CompletedProcess, what: str = "bytecode") -> 
     # A failed CHECK's own line (glog: `F0000 00:00:... file.cc:188] Check failed: ...`, older
     # `2025-01-01 00:00:00.000: F file.cc:164] ...`)
     # says more than the stack trace after it.
-    fatal = [line.split("] ", 1)[-1] for line in lines if _FATAL.match(line)]
+    fatal = [line.split("] ", 1)[-1] for line in lines if _FATAL().match(line)]
     last = fatal[:1] or lines[-1:]
     detail = f": {last[0][:200].strip()}" if last else ""
     reader = "MLIR's reader" if what == "bytecode" else "XLA's reader"

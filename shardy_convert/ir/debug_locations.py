@@ -25,16 +25,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from .. import regex
+
 # An alias defined with a bare location: the pretty form (the ordinary form writes `loc(`).
-_PRETTY = re.compile(r"^#loc\d* = (?!loc\()", re.M)
-_ALIAS = re.compile(r"^(#loc\d*) = (.*)$")
+_PRETTY = regex.lazy(r"^#loc\d* = (?!loc\()", re.M)
+_ALIAS = regex.lazy(r"^(#loc\d*) = (.*)$")
 _STRING = r'"(?:[^"\\]|\\.)*"'
 _REF = r"(?:#loc\d*|\[unknown\])"
 # A location as it ends an op's line, or follows a (block or func) argument's type.
 _SHORT = rf"(?:{_STRING}(?:\({_REF}\))?|{_REF})"
-_TRAILING = re.compile(rf"(?<=\S) ({_SHORT})$")
-_ARGUMENT = re.compile(rf"(?<=[}}>\w]) ({_SHORT})(?=,\s|\)\s*(?:->|\{{|:|$))")
-_FILE = re.compile(r"^(.+):(\d+):(\d+)$")
+_TRAILING = regex.lazy(rf"(?<=\S) ({_SHORT})$")
+_ARGUMENT = regex.lazy(rf"(?<=[}}>\w]) ({_SHORT})(?=,\s|\)\s*(?:->|\{{|:|$))")
+_FILE = regex.lazy(r"^(.+):(\d+):(\d+)$")
 _OWN = "sc_loc"  # the aliases this reader adds
 
 
@@ -43,7 +45,7 @@ def is_pretty(text: str) -> bool:
     line that starts with `#loc` (found by a substring search: the regex's own line-by-line
     scan of a big module cost 3% of its conversion)."""
     start = 0 if text.startswith("#loc") else text.find("\n#loc")
-    return start >= 0 and _PRETTY.search(text, start) is not None
+    return start >= 0 and _PRETTY().search(text, start) is not None
 
 
 def parseable(text: str) -> str:
@@ -58,7 +60,7 @@ def parseable(text: str) -> str:
         if k + 1 < len(lines) and lines[k + 1].startswith(" at "):
             line = f"{line} at {lines[k + 1][4:]}"  # a call site's two lines, as one
             lines[k + 1] = ""
-        alias = _ALIAS.match(line)
+        alias = _ALIAS().match(line)
         if alias is not None:  # moved to the end, in order: an alias is defined before use
             aliases.append(f"{alias.group(1)} = loc({_location(alias.group(2))})")
             lines[k] = ""
@@ -79,7 +81,7 @@ def _ops_line(line: str, aliases: list[str]) -> str:
         aliases.append(f"#{_OWN}{len(aliases)} = loc({location})")
         return f" loc(#{_OWN}{len(aliases) - 1})"
 
-    return _TRAILING.sub(replaced, _ARGUMENT.sub(replaced, line))
+    return _TRAILING().sub(replaced, _ARGUMENT().sub(replaced, line))
 
 
 def _location(text: str) -> str:
@@ -98,7 +100,7 @@ def _location(text: str) -> str:
         return name if not rest else f"{name}({_location(rest[1:-1])})"
     if text.startswith("[") and text.endswith("]"):
         return "fused[" + ", ".join(_location(p) for p in _split(text[1:-1])) + "]"
-    file = _FILE.match(text)
+    file = _FILE().match(text)
     if file is not None:
         return f'"{file.group(1)}":{file.group(2)}:{file.group(3)}'
     return "unknown"  # a form this reader does not know: no location, never a wrong one

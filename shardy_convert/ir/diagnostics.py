@@ -4,8 +4,7 @@ is (`LINE:COL` of the input text, `FILE:LINE:COL`, or an op's name), a parser's 
 
 from __future__ import annotations
 
-import re
-
+from .. import regex
 from ..errors import ModuleError
 from .bindings import ir
 
@@ -22,14 +21,14 @@ def mlir_error(what: str, e: ir.MLIRError) -> ModuleError:
     return ModuleError(f"{what}: {first.message}{notes}", location=format_location(first.location))
 
 
-_FILE_LINE_COL = re.compile(r'"([^"]*)":(\d+):(\d+)')
+_FILE_LINE_COL = regex.lazy(r'"([^"]*)":(\d+):(\d+)')
 
 
 def format_location(loc: ir.Location | str) -> str | None:
     """`loc("-":12:5)` -> `12:5`; `loc("x.py":3:1)` -> `x.py:3:1`; names kept; unknown -> None,
     and so is line 0 (MLIR's bytecode reader places its errors at `0:0`: no line of the input)."""
     text = str(loc)
-    m = _FILE_LINE_COL.search(text)
+    m = _FILE_LINE_COL().search(text)
     if m and m.group(2) == "0" and m.group(1) in ("-", ""):
         return None
     if m:

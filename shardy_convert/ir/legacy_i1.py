@@ -36,10 +36,11 @@ import re
 
 import numpy as np
 
+from .. import regex
 from .bindings import ir
 
 # `dense<"0xHEX"> : tensor<AxBx...xi1>` (or vector), as MLIR's printer spells it.
-_HEX_I1 = re.compile(r'dense<"0x([0-9A-Fa-f]*)">(\s*:\s*(?:tensor|vector)<((?:\d+x)*)i1>)')
+_HEX_I1 = regex.lazy(r'dense<"0x([0-9A-Fa-f]*)">(\s*:\s*(?:tensor|vector)<((?:\d+x)*)i1>)')
 
 
 def unpack_i1_hex(text: str) -> str:
@@ -55,7 +56,7 @@ def one_byte_per_element(text: str) -> str:
     whatever the running parser reads (printed text of different jaxlibs compares this way)."""
     if "i1>" not in text or 'dense<"0x' not in text:
         return text
-    return _HEX_I1.sub(_unpacked, text)
+    return _HEX_I1().sub(_unpacked, text)
 
 
 def i1_hex_for_parser(text: str) -> str:
@@ -71,7 +72,7 @@ def pack_i1_hex(text: str) -> str:
     running MLIR parser reads packed bits (jaxlib 0.7.1); otherwise `text` unchanged."""
     if "i1>" not in text or 'dense<"0x' not in text or parser_wants_bytes():
         return text
-    return _HEX_I1.sub(_packed, text)
+    return _HEX_I1().sub(_packed, text)
 
 
 def _packed(m: re.Match) -> str:

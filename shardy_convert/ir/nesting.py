@@ -4,10 +4,9 @@ exception, past a few thousand levels)."""
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
+from .. import regex
 from ..errors import ModuleError
 
 # MLIR's text parser recurses once per nested bracket and overflows the C stack (SIGSEGV) at a
@@ -18,7 +17,7 @@ _DELTA = np.zeros(256, dtype=np.int8)
 _DELTA[list(b"([{<")] = 1
 _DELTA[list(b")]}>")] = -1
 # String literals and comments: their brackets do not nest.
-_QUOTED = re.compile(rb'"(?:[^"\\\n]|\\.)*"|//[^\n]*')
+_QUOTED = regex.lazy(rb'"(?:[^"\\\n]|\\.)*"|//[^\n]*')
 
 
 def check_nesting(text: bytes) -> None:
@@ -112,7 +111,7 @@ def _in_strings_or_comments(
     parity, so the regex below lexes both exactly.
     """
     if comments:
-        spans = np.array([m.span() for m in _QUOTED.finditer(text)], dtype=np.int64)
+        spans = np.array([m.span() for m in _QUOTED().finditer(text)], dtype=np.int64)
         if not len(spans):
             return np.zeros(len(pos), bool)
         k = np.searchsorted(spans[:, 0], pos, side="right") - 1

@@ -18,6 +18,7 @@ from typing import Literal, TypeGuard, overload
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 
+from .. import regex
 from ..errors import ModuleError
 from . import compat
 from .bindings import sdy, stablehlo
@@ -158,12 +159,12 @@ def has_locations(data: str | bytes) -> bool:
     """Whether MLIR text spells out locations (`loc(...)`, `#loc` aliases)."""
     if is_bytecode(data):
         return False
-    return (_LOC.search(data) if isinstance(data, str) else _LOC_BYTES.search(data)) is not None
+    return (_LOC.search(data) if isinstance(data, str) else _LOC_BYTES().search(data)) is not None
 
 
 # `re` finds a literal in about 60% of the time of `in` on a 0.7 MB module without it.
 _LOC = re.compile(r"loc\(")
-_LOC_BYTES = re.compile(rb"loc\(")
+_LOC_BYTES = regex.lazy(rb"loc\(")
 
 
 def string_value(attr: ir.Attribute) -> str | None:

@@ -14,6 +14,7 @@ from functools import cached_property
 
 from jaxlib.mlir import ir
 
+from .. import regex
 from ..errors import ModuleError, ShardyConvertError, clip
 from ..sharding import HloSharding, parse
 from ..sharding.import_rules import Placed, ValueType
@@ -201,7 +202,7 @@ class Mentions:
         `arg_attrs = [#a, #a]`), or it has an escape (`"mhlo\\2Esharding" = ...` is that name
         too). Neither is in any torch_xla or JAX text seen."""
         if isinstance(text, bytes):
-            if b"\\" in text or _ALIAS_BYTES.search(text):
+            if b"\\" in text or _ALIAS_BYTES().search(text):
                 return None
             return cls(text.count(b"mhlo.sharding"), text.count(b"custom_call"))
         if "\\" in text or _ALIAS.search(text):
@@ -213,7 +214,7 @@ class Mentions:
 # at a line's start: a literal first character lets `re` skip to each `#` (15x faster on a
 # 0.7 MB module), and a match anywhere else (inside a string) only costs the bound.
 _ALIAS = re.compile(r"#[\w$.-]+[ \t]*=(?![ \t]*loc\()")
-_ALIAS_BYTES = re.compile(_ALIAS.pattern.encode())
+_ALIAS_BYTES = regex.lazy(_ALIAS.pattern.encode())
 
 
 @dataclass

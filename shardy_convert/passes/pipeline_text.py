@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, NoReturn
 
+from .. import regex
 from ..errors import ShardyConvertError, UsageError, clip
 from ..options import parse_device_ids, parse_mesh
 
@@ -262,7 +263,7 @@ SYNTAX = {
 }
 
 
-_RESTRICTED = re.compile(r"restricted to '([\w.]+)'")
+_RESTRICTED = regex.lazy(r"restricted to '([\w.]+)'")
 
 
 def registered_shardy_passes() -> dict[str, str]:
@@ -279,7 +280,7 @@ def registered_shardy_passes() -> dict[str, str]:
             except ValueError as e:
                 if "does not refer to a registered pass" in str(e):
                     continue
-                m = _RESTRICTED.search(str(e))
+                m = _RESTRICTED().search(str(e))
                 found[name] = m.group(1) if m else "builtin.module"
                 continue
             found[name] = "builtin.module"
