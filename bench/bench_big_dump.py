@@ -30,22 +30,24 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
 SOURCE = ROOT / "testdata" / "torch_xla" / "hf_mixtral_moe.dump"
 
 FLOOR = """
 import sys
+sys.path.insert(0, sys.argv[3])
+from floor import floor_context
 from jaxlib.mlir import ir
 from shardy_convert.formats import dump
 from shardy_convert.formats.source import Source
 from shardy_convert.ir.legacy_i1 import unpack_i1_hex
-from shardy_convert.ir.parse import new_context
 
 with open(sys.argv[2], "w") as out:
     for piece in Source(sys.argv[1]).pieces():
         if not isinstance(piece, dump.Graph):
             out.write(piece)
             continue
-        with new_context() as ctx:
+        with floor_context() as ctx:
             mod = ir.Module.parse(unpack_i1_hex(piece.text), context=ctx)
             mod.operation.verify()
             out.write(mod.operation.get_asm(enable_debug_info=False))
@@ -86,7 +88,9 @@ def measure(mb: float, source: Path = SOURCE, keep: Path | None = None) -> dict:
         big = folder / "big.dump"
         graphs = make_big_dump(big, mb, source)
         size = big.stat().st_size
-        floor = run_measured([sys.executable, "-c", FLOOR, str(big), str(folder / "floor.out")])
+        floor = run_measured(
+            [sys.executable, "-c", FLOOR, str(big), str(folder / "floor.out"), str(BENCH)]
+        )
         convert = run_measured(
             [sys.executable, "-m", "shardy_convert", "convert", str(big), "-o", str(folder / "out")]
         )

@@ -12,18 +12,24 @@ ratios (run.py's `paired_ratio`), which divides the machine's speed out.
 A figure is reported as base, head, head / base, and its noise: the spread of the figure over
 the rounds of each side (the larger of the two relative spreads, max - min over median). A
 change beyond the noise is WORSE (head slower) or BETTER; inside it, "within noise".
+The command line's cold start is one more figure (`cold_dump`): each side's `python -m
+shardy_convert convert DUMP` against `python -c "import jaxlib.mlir.ir"`, in turns, as run.py
+measures this tree's.
+
 Printed, never asserted.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,7 +125,7 @@ def tree_env(tree: Path) -> dict:
     return env
 
 
-def paired_figure(path: Path, tree: Path, runs: int, budget: float) -> float | str:
+def paired_figure(path: Path, *, tree: Path, runs: int, budget: float) -> float | str:
     """One worker of run.py (`--worker both`) on `path` with the package of `tree`: the
     median paired convert / floor ratio; the worker's error text where it failed."""
     import json
@@ -135,21 +141,57 @@ def paired_figure(path: Path, tree: Path, runs: int, budget: float) -> float | s
     return run.paired_ratio(found["times"]["floor"], found["times"]["convert"])
 
 
+def cold_start_figure(dump: Path, tree: Path, runs: int) -> float | str:
+    """The command line of `tree` converting `dump` in a new process, against `python -c
+    "import jaxlib.mlir.ir"`, `runs` times in turns: the median paired ratio (run.py's
+    cold-start figure, for any tree: `python -m shardy_convert`, the tree byte-compiled
+    first as an install would leave it); the error text where it failed."""
+    import compileall
+
+    import run  # bench/run.py, on sys.path as this module's folder
+
+    compileall.compile_dir(tree / "shardy_convert", quiet=2)
+    env = tree_env(tree)
+    floor = [sys.executable, "-c", "import jaxlib.mlir.ir"]
+    cli = [sys.executable, "-m", "shardy_convert", "convert", str(dump)]
+    walls = [[], []]  # type: list[list[float]]
+    for _ in range(runs):
+        for k, cmd in enumerate((floor, cli)):
+            t0 = time.perf_counter()
+            done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+            walls[k].append(time.perf_counter() - t0)
+            if done.returncode != 0:
+                return (done.stderr.decode(errors="replace").strip().splitlines() or ["?"])[-1]
+    return run.paired_ratio(*walls)
+
+
 def compare_modules(
-    ref: str, paths: dict[str, Path], runs: int, rounds: int, budget: float
+    ref: str,
+    paths: dict[str, Path],
+    runs: int,
+    rounds: int,
+    budget: float,
+    cold_dump: Path | None = None,
 ) -> list[Compared]:
-    """Each module's convert / floor ratio under `ref` and under this tree, interleaved."""
+    """Each module's convert / floor ratio under `ref` and under this tree, interleaved; and,
+    with `cold_dump`, the command line's cold start on it likewise ("cold start")."""
     out = []
     print(f"\nthis tree against {ref} (convert / floor, median of {runs} paired runs a worker; ")
     print(f"the workers of both take turns, {rounds} rounds each):")
     print(HEADER)
     with worktree(ref) as base:
-        for name, path in paths.items():
+        measures = {
+            name: functools.partial(paired_figure, path, runs=runs, budget=budget)
+            for name, path in paths.items()
+        }
+        if cold_dump is not None:
+            measures["cold start"] = functools.partial(cold_start_figure, cold_dump, runs=runs * 2)
+        for name, measure in measures.items():
             figures: dict[str, list[float]] = {"base": [], "head": []}
             failed = None
             for _ in range(rounds):
                 for side, tree in (("base", base), ("head", ROOT)):
-                    got = paired_figure(path, tree, runs, budget)
+                    got = measure(tree=tree)
                     if isinstance(got, str):
                         failed = f"{side}: {got}"
                         continue

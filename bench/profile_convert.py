@@ -4,7 +4,8 @@
     .venv/bin/python bench/profile_convert.py [MODULE] [--runs K] [--pyinstrument] [--interval S]
 
 MODULE is a name under bench/out/ (default transformer_L96) or a path. Prints:
-1. the floor (new_context + parse + verify + print) and `convert`, best of 3, unprofiled;
+1. the floor (bench/floor.py: context + parse + verify + print) and `convert`, best of 3,
+   unprofiled;
 2. phases: inclusive wall time and call count of the converter's own functions (context,
    parse, nesting check, passes, walks, pipelines, print), timed by wrapping them in place
    -- nothing in the converter is edited, and the overhead is a few calls per phase;
@@ -133,13 +134,13 @@ def main(argv=None) -> int:
         path = BENCH / "out" / f"{args.module}.mlir"
     text = path.read_text()
 
+    from floor import floor_context
     from jaxlib.mlir import ir
 
     import shardy_convert
-    from shardy_convert.ir.parse import new_context
 
     def floor():
-        with new_context() as ctx:
+        with floor_context() as ctx:
             mod = ir.Module.parse(text, context=ctx)
             mod.operation.verify()
             mod.operation.get_asm(enable_debug_info=False)

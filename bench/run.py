@@ -7,7 +7,8 @@
 1. Makes the inputs (bench/make_inputs.py, real torch_xla runs) with a python that has
    torch_xla: --torch-python, default .venv-torch/bin/python if it exists, else this one.
    Inputs already in bench/out/ are reused (--force-inputs to remake them).
-2. Per module: the floor = new_context() + parse + verify + print of the same text, and
+2. Per module: the floor = a new context (bench/floor.py, jaxlib alone: every registered
+   dialect loaded, as JAX makes one) + parse + verify + print of the same text, and
    `shardy_convert.convert(text)`, run back to back K times in one fresh process (repeats
    stop after --budget seconds); their ratio, the median of the K paired ratios (and best
    convert / best floor beside it); the peak RSS (ru_maxrss, C++ allocations
@@ -111,12 +112,12 @@ def _rss_mb(field: str) -> float:
 def worker(what: str, path: str, runs: int, budget: float) -> dict:
     """`floor`, `convert` (peak RSS of that alone) or `both` (timings, runs interleaved so
     a load change on the machine hits both alike; stops repeating after `budget` seconds)."""
+    from floor import floor_context
     from jaxlib.mlir import ir
 
     import shardy_convert
     from shardy_convert.formats import dump
     from shardy_convert.ir.legacy_i1 import unpack_i1_hex
-    from shardy_convert.ir.parse import new_context
 
     data = Path(path).read_text()
     base = _rss_mb("VmRSS")
@@ -128,7 +129,7 @@ def worker(what: str, path: str, runs: int, budget: float) -> dict:
     def floor() -> str:
         printed = []
         for text in texts:
-            with new_context() as ctx:
+            with floor_context() as ctx:
                 mod = ir.Module.parse(unpack_i1_hex(text), context=ctx)
                 mod.operation.verify()
                 printed.append(mod.operation.get_asm(enable_debug_info=False))
@@ -580,7 +581,15 @@ def compare_with(args) -> int:
     real = {n: ROOT / "testdata" / "torch_xla" / n for n in REAL_DUMPS}
     paths |= {n: p for n, p in real.items() if p.exists()}
     try:
-        compare_base.compare_modules(args.base_ref, paths, args.runs, args.rounds, args.budget)
+        small = make_inputs.path_of("small")
+        compare_base.compare_modules(
+            args.base_ref,
+            paths,
+            args.runs,
+            args.rounds,
+            args.budget,
+            cold_dump=small if small.exists() else None,
+        )
     except compare_base.BaseRefError as e:
         print(f"bench: {e}", file=sys.stderr)
         return 2

@@ -48,3 +48,25 @@ def test_a_ref_that_does_not_exist_is_an_error_naming_it():
         compare_base.worktree("no-such-ref"),
     ):
         pass
+
+
+def test_the_floor_context_is_jaxlibs_alone_with_every_dialect_loaded():
+    """The floor is the same code for every tree compared (bench/floor.py), not the package's
+    new_context, which loads dialects on first use."""
+    from floor import floor_context
+
+    from shardy_convert.ir.parse import new_context
+
+    assert floor_context().is_registered_operation("llvm.return")
+    assert not new_context().is_registered_operation("llvm.return")
+
+
+def test_the_cold_start_figure_of_a_tree_and_a_failed_run_as_its_error(tmp_path):
+    small = ROOT / "testdata" / "torch_xla" / "matmul_2x4.dump"
+    with compare_base.worktree("HEAD") as tree:
+        figure = compare_base.cold_start_figure(small, tree=tree, runs=1)
+        failed = compare_base.cold_start_figure(tmp_path / "missing.dump", tree=tree, runs=1)
+    assert isinstance(figure, float)
+    assert figure > 1
+    assert isinstance(failed, str)
+    assert "missing.dump" in failed
