@@ -145,7 +145,8 @@ def cold_start_figure(dump: Path, tree: Path, runs: int) -> float | str:
     """The command line of `tree` converting `dump` in a new process, against `python -c
     "import jaxlib.mlir.ir"`, `runs` times in turns: the median paired ratio (run.py's
     cold-start figure, for any tree: `python -m shardy_convert`, the tree byte-compiled
-    first as an install would leave it); the error text where it failed."""
+    first as an install would leave it); the error text where it failed. It runs in `tree`:
+    `python -m` puts the working directory first on sys.path, before PYTHONPATH."""
     import compileall
 
     import run  # bench/run.py, on sys.path as this module's folder
@@ -158,7 +159,9 @@ def cold_start_figure(dump: Path, tree: Path, runs: int) -> float | str:
     for _ in range(runs):
         for k, cmd in enumerate((floor, cli)):
             t0 = time.perf_counter()
-            done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+            done = subprocess.run(
+                cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=tree
+            )
             walls[k].append(time.perf_counter() - t0)
             if done.returncode != 0:
                 return (done.stderr.decode(errors="replace").strip().splitlines() or ["?"])[-1]
