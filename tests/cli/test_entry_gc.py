@@ -1,5 +1,5 @@
 """The `shardy-convert` entry point's collector settings (shardy_convert/__main__.py): the
-imports' objects frozen, the youngest objects collected every 20,000 allocations, collection
+imports' objects frozen, the youngest objects collected once 100,000 more are alive, collection
 still on, and a command's result unchanged by it. In a child process: they are per-process."""
 
 from __future__ import annotations
@@ -34,6 +34,6 @@ def test_the_entry_collects_young_objects_less_often_and_still_collects(tmp_path
     state = json.loads(done.stdout.splitlines()[-1])
     assert state["code"] in (0, None), done.stderr
     assert state["enabled"]
-    assert state["threshold"][0] == state["young"] == 20_000
+    assert state["threshold"][0] == state["young"] == 100_000
     assert state["frozen"] > 10_000  # click's and the commands' objects, then everything
     assert "sdy.mesh" in out.read_text()
