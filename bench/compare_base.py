@@ -155,7 +155,7 @@ def cold_start_figure(dump: Path, tree: Path, runs: int) -> float | str:
     env = tree_env(tree)
     floor = [sys.executable, "-c", "import jaxlib.mlir.ir"]
     cli = [sys.executable, "-m", "shardy_convert", "convert", str(dump)]
-    walls = [[], []]  # type: list[list[float]]
+    walls: list[list[float]] = [[], []]
     for _ in range(runs):
         for k, cmd in enumerate((floor, cli)):
             t0 = time.perf_counter()
