@@ -2,7 +2,7 @@
 
 import gc
 
-_YOUNG_THRESHOLD = 100_000  # allocations between collections of the youngest objects
+_YOUNG_THRESHOLD = 100_000  # objects alive since the last collection that start the next one
 
 
 def run() -> None:
@@ -15,11 +15,10 @@ def run() -> None:
     later collection). The command then imports the rest (jaxlib's MLIR, numpy, the
     converter: ~100k objects that live as long) and works on one module at a time: young
     objects are collected once 100,000 more are alive (CPython counts allocations less
-    deallocations), not 700. At 700, a conversion's start made 40-60 collections, ~3 ms at
-    20,000 still, that freed next to nothing; the peak memory of a 2,170-graph dump is the
-    same (125 MB). At the end, everything
-    is frozen likewise: the collections of the interpreter's exit (~20 ms each) would only
-    free what the end of the process frees.
+    deallocations), not 700. At 700, a conversion's start made 40-60 collections that freed
+    next to nothing (~3 ms; still ~3 ms at 20,000); the peak memory of a 2,170-graph dump is
+    the same (125 MB). At the end, everything is frozen likewise: the collections of the
+    interpreter's exit (~20 ms each) would only free what the end of the process frees.
     """
     gc.disable()
     from .cli.interrupt import install

@@ -56,11 +56,12 @@ def parseable(text: str) -> str:
     lines = text.split("\n")
     aliases: list[str] = []
     own: list[str] = []  # after the module's own: theirs may be defined after the module
+    alias_line = _ALIAS().match
     for k, line in enumerate(lines):
         if k + 1 < len(lines) and lines[k + 1].startswith(" at "):
             line = f"{line} at {lines[k + 1][4:]}"  # a call site's two lines, as one
             lines[k + 1] = ""
-        alias = _ALIAS().match(line)
+        alias = alias_line(line)
         if alias is not None:  # moved to the end, in order: an alias is defined before use
             aliases.append(f"{alias.group(1)} = loc({_location(alias.group(2))})")
             lines[k] = ""
