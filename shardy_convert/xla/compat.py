@@ -150,13 +150,18 @@ def hlo_text_to_proto(text: str) -> bytes:
 
 
 def hlo_to_stablehlo(proto: bytes) -> bytes:
-    """XLA's importer (`hlo_to_stablehlo`), then `mhlo_to_stablehlo`: StableHLO bytecode of a
-    serialized HloModuleProto. The importer leaves HLO ops StableHLO has no op for in the mhlo
-    dialect (torch_xla's GELU: `mhlo.erf`); the second step turns each into XLA's encoding of
-    it, `stablehlo.custom_call @mhlo.erf {mhlo.attributes = {...}, mhlo.version = 1}`, which
-    XLA's StableHLO reader turns back into the HLO op. Raises what jaxlib raises."""
-    mlir = jax_extension().mlir
-    return bytes(mlir.mhlo_to_stablehlo(bytes(mlir.hlo_to_stablehlo(proto))))
+    """XLA's importer (`hlo_to_stablehlo`): MLIR bytecode of a serialized HloModuleProto,
+    StableHLO but for the HLO ops StableHLO has no op for, which it leaves in the mhlo dialect
+    (torch_xla's GELU: `mhlo.erf`; see `mhlo_to_stablehlo`). Raises what jaxlib raises."""
+    return bytes(jax_extension().mlir.hlo_to_stablehlo(proto))
+
+
+def mhlo_to_stablehlo(bytecode: bytes) -> bytes:
+    """`mhlo_to_stablehlo`: StableHLO bytecode of MLIR bytecode in which mhlo ops are left.
+    Each becomes XLA's encoding of it, `stablehlo.custom_call @mhlo.erf {mhlo.attributes =
+    {...}, mhlo.version = 1}`, which XLA's StableHLO reader turns back into the HLO op; a module
+    without mhlo comes back as it was. Raises what jaxlib raises."""
+    return bytes(jax_extension().mlir.mhlo_to_stablehlo(bytecode))
 
 
 def serialize_portable_artifact(module: str | bytes, target: str) -> bytes:

@@ -1,0 +1,113 @@
+"""MLIR bytecode's header, string and dialect sections, read by hand: which dialects a module
+uses, without parsing it in a context (where a dialect the context does not know is an error).
+
+The format (https://mlir.llvm.org/docs/BytecodeFormat/): the magic `ML\\xefR`, the version (a
+varint), the producer (a NUL-terminated string), then sections. A section is an id byte (the
+high bit: an alignment follows), its length (a varint), the alignment and 0xCB padding where
+the bit is set, then its bytes. The string section (id 0) holds the number of strings, their
+lengths in reverse order (each counting its NUL), then the strings; the dialect section (id 1)
+the number of dialects, then one varint per dialect: the index of its name among the strings,
+shifted left by one over a flag saying a version of the dialect follows (from version 1 on),
+then the op names, which this reader leaves alone.
+
+Varints are MLIR's "PrefixVarInt": the number of trailing zero bits of the first byte is the
+number of bytes that follow; the value is the rest, little-endian. A first byte of 0 is followed
+by the whole 64-bit value. Example: `07` is 3; `02 01` is 64 (0x0102 >> 2).
+"""
+
+from __future__ import annotations
+
+MAGIC = b"ML\xefR"
+_STRINGS, _DIALECTS = 0, 1
+_PADDING = 0xCB
+_VERSIONED_DIALECTS = 1  # the bytecode version from which a dialect may carry its version
+
+
+class BytecodeError(ValueError):
+    """Bytes that are no MLIR bytecode this reader understands; says what, at which byte."""
+
+
+def dialects(data: bytes) -> tuple[str, ...]:
+    """The dialects `data` (MLIR bytecode, not a portable artifact's VHLO only) uses, in the
+    order of its dialect section: every dialect one of its ops, attributes or types belongs
+    to. BytecodeError for anything malformed."""
+    version, sections = _sections(data)
+    if _STRINGS not in sections or _DIALECTS not in sections:
+        raise BytecodeError("no string or dialect section")
+    strings = _strings(sections[_STRINGS])
+    section = sections[_DIALECTS]
+    count, pos = varint(section, 0)
+    names: list[str] = []
+    for _ in range(count):
+        entry, pos = varint(section, pos)
+        if version >= _VERSIONED_DIALECTS:
+            entry, versioned = entry >> 1, entry & 1
+            if versioned:
+                size, pos = varint(section, pos)
+                pos += size
+        if entry >= len(strings):
+            raise BytecodeError(f"dialect name {entry} of {len(strings)} strings")
+        names.append(strings[entry])
+    return tuple(names)
+
+
+def varint(data: bytes, pos: int) -> tuple[int, int]:
+    """(value, position after it) of the PrefixVarInt at `pos`."""
+    if pos >= len(data):
+        raise BytecodeError(f"a varint at byte {pos}, past the end ({len(data)} bytes)")
+    first = data[pos]
+    extra = 8 if first == 0 else (first & -first).bit_length() - 1
+    end = pos + 1 + extra
+    if end > len(data):
+        raise BytecodeError(f"the varint at byte {pos} runs past the end")
+    if first == 0:
+        return int.from_bytes(data[pos + 1 : end], "little"), end
+    return int.from_bytes(data[pos:end], "little") >> (extra + 1), end
+
+
+def _sections(data: bytes) -> tuple[int, dict[int, bytes]]:
+    """(bytecode version, {section id: its bytes})."""
+    if not data.startswith(MAGIC):
+        raise BytecodeError("no MLIR bytecode magic")
+    version, pos = varint(data, len(MAGIC))
+    producer_end = data.find(b"\0", pos)
+    if producer_end < 0:
+        raise BytecodeError(f"the producer at byte {pos} does not end")
+    pos = producer_end + 1
+    sections: dict[int, bytes] = {}
+    while pos < len(data):
+        start, byte = pos, data[pos]
+        length, pos = varint(data, pos + 1)
+        if byte & 0x80:
+            alignment, pos = varint(data, pos)
+            pos = _skip_padding(data, pos, alignment)
+        if pos + length > len(data):
+            raise BytecodeError(f"the section at byte {start} runs past the end")
+        sections[byte & 0x7F] = data[pos : pos + length]
+        pos += length
+    return version, sections
+
+
+def _skip_padding(data: bytes, pos: int, alignment: int) -> int:
+    if alignment < 1 or alignment & (alignment - 1):
+        raise BytecodeError(f"alignment {alignment} at byte {pos} is no power of two")
+    end = -(-pos // alignment) * alignment
+    if end > len(data) or any(b != _PADDING for b in data[pos:end]):
+        raise BytecodeError(f"no padding at byte {pos}")
+    return end
+
+
+def _strings(section: bytes) -> list[str]:
+    count, pos = varint(section, 0)
+    lengths: list[int] = []
+    for _ in range(count):
+        length, pos = varint(section, pos)
+        lengths.append(length)
+    strings: list[str] = []
+    for length in reversed(lengths):
+        end = pos + length
+        if length < 1 or end > len(section) or section[end - 1] != 0:
+            raise BytecodeError(f"string {len(strings)} of the string section is malformed")
+        strings.append(section[pos : end - 1].decode("utf-8", "replace"))
+        pos = end
+    return strings
