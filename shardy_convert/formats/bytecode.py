@@ -17,10 +17,13 @@ by the whole 64-bit value. Example: `07` is 3; `02 01` is 64 (0x0102 >> 2).
 
 from __future__ import annotations
 
+import itertools
+
 MAGIC = b"ML\xefR"
 _STRINGS, _DIALECTS = 0, 1
 _PADDING = 0xCB
 _VERSIONED_DIALECTS = 1  # the bytecode version from which a dialect may carry its version
+_ONE_BYTE = bytes(range(1, 256, 2))  # a varint of one byte: its lowest bit set
 
 
 class BytecodeError(ValueError):
@@ -31,10 +34,10 @@ def dialects(data: bytes) -> tuple[str, ...]:
     """The dialects `data` (MLIR bytecode, not a portable artifact's VHLO only) uses, in the
     order of its dialect section: every dialect one of its ops, attributes or types belongs
     to. BytecodeError for anything malformed."""
-    version, sections = _sections(data)
-    if _STRINGS not in sections or _DIALECTS not in sections:
+    version, sections = _sections(data, (_STRINGS, _DIALECTS))
+    if len(sections) < 2:
         raise BytecodeError("no string or dialect section")
-    strings = _strings(sections[_STRINGS])
+    strings = _Strings(sections[_STRINGS])
     section = sections[_DIALECTS]
     count, pos = varint(section, 0)
     names: list[str] = []
@@ -45,8 +48,6 @@ def dialects(data: bytes) -> tuple[str, ...]:
             if versioned:
                 size, pos = varint(section, pos)
                 pos += size
-        if entry >= len(strings):
-            raise BytecodeError(f"dialect name {entry} of {len(strings)} strings")
         names.append(strings[entry])
     return tuple(names)
 
@@ -65,8 +66,9 @@ def varint(data: bytes, pos: int) -> tuple[int, int]:
     return int.from_bytes(data[pos:end], "little") >> (extra + 1), end
 
 
-def _sections(data: bytes) -> tuple[int, dict[int, bytes]]:
-    """(bytecode version, {section id: its bytes})."""
+def _sections(data: bytes, wanted: tuple[int, ...]) -> tuple[int, dict[int, bytes]]:
+    """(bytecode version, {section id: its bytes}) for the sections of `wanted`, read up to
+    the last of them (the string and dialect sections come first: the IR is not copied)."""
     if not data.startswith(MAGIC):
         raise BytecodeError("no MLIR bytecode magic")
     version, pos = varint(data, len(MAGIC))
@@ -83,7 +85,10 @@ def _sections(data: bytes) -> tuple[int, dict[int, bytes]]:
             pos = _skip_padding(data, pos, alignment)
         if pos + length > len(data):
             raise BytecodeError(f"the section at byte {start} runs past the end")
-        sections[byte & 0x7F] = data[pos : pos + length]
+        if byte & 0x7F in wanted:
+            sections[byte & 0x7F] = data[pos : pos + length]
+            if len(sections) == len(wanted):
+                break
         pos += length
     return version, sections
 
@@ -97,17 +102,31 @@ def _skip_padding(data: bytes, pos: int, alignment: int) -> int:
     return end
 
 
-def _strings(section: bytes) -> list[str]:
-    count, pos = varint(section, 0)
-    lengths: list[int] = []
-    for _ in range(count):
-        length, pos = varint(section, pos)
-        lengths.append(length)
-    strings: list[str] = []
-    for length in reversed(lengths):
-        end = pos + length
-        if length < 1 or end > len(section) or section[end - 1] != 0:
-            raise BytecodeError(f"string {len(strings)} of the string section is malformed")
-        strings.append(section[pos : end - 1].decode("utf-8", "replace"))
-        pos = end
-    return strings
+class _Strings:
+    """The string section, each string decoded when it is asked for: a module has hundreds
+    (every op, attribute and symbol name), a dialect section names a few."""
+
+    def __init__(self, section: bytes):
+        count, pos = varint(section, 0)
+        chunk = section[pos : pos + count]
+        if len(chunk) == count and not chunk.translate(None, _ONE_BYTE):  # the usual case
+            lengths = [b >> 1 for b in chunk]
+            pos += count
+        else:
+            lengths = []
+            for _ in range(count):
+                length, pos = varint(section, pos)
+                lengths.append(length)
+        lengths.reverse()
+        self._section, self._lengths, self._start = section, lengths, pos
+        self._offsets: list[int] | None = None
+
+    def __getitem__(self, index: int) -> str:
+        if not 0 <= index < len(self._lengths):
+            raise BytecodeError(f"string {index} of {len(self._lengths)}")
+        if self._offsets is None:
+            self._offsets = list(itertools.accumulate(self._lengths, initial=self._start))
+        start, end = self._offsets[index], self._offsets[index + 1]
+        if self._lengths[index] < 1 or end > len(self._section) or self._section[end - 1]:
+            raise BytecodeError(f"string {index} of the string section is malformed")
+        return self._section[start : end - 1].decode("utf-8", "replace")

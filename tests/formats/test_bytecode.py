@@ -71,6 +71,26 @@ def test_the_dialects_of_each_bytecode_version_mlir_writes(version):
     assert sorted(found) == ["builtin", "func", "sdy", "stablehlo"]
 
 
+def test_strings_longer_than_a_one_byte_length():
+    """A string of 127 bytes or more has a length of two bytes or more."""
+    long = MODULE.replace("@main", "@" + "f" * 300)
+    assert sorted(dialects(_written(long))) == ["builtin", "func", "sdy", "stablehlo"]
+
+
+def test_a_dialect_name_past_the_strings_is_a_bytecode_error():
+    data = bytearray(_written(MODULE, 0))  # version 0: the dialect entries are plain indices
+    pos = data.index(b"\x00", len(bytecode.MAGIC)) + 1  # past the producer
+    while data[pos] & 0x7F != 1:  # to the dialect section (no alignment in these two)
+        length, after = bytecode.varint(bytes(data), pos + 1)
+        pos = after + length
+    _, start = bytecode.varint(bytes(data), pos + 1)
+    count, first = bytecode.varint(bytes(data), start)
+    assert count == 4
+    data[first] = 0xFF  # the first dialect's name: string 127 of a few dozen
+    with pytest.raises(BytecodeError, match="string 127 of"):
+        dialects(bytes(data))
+
+
 def test_a_dialect_named_only_by_an_attribute_is_listed():
     only_attribute = """
     module {
