@@ -2,13 +2,15 @@
 uses, without parsing it in a context (where a dialect the context does not know is an error).
 
 The format (https://mlir.llvm.org/docs/BytecodeFormat/): the magic `ML\\xefR`, the version (a
-varint), the producer (a NUL-terminated string), then sections. A section is an id byte (the
-high bit: an alignment follows), its length (a varint), the alignment and 0xCB padding where
-the bit is set, then its bytes. The string section (id 0) holds the number of strings, their
-lengths in reverse order (each counting its NUL), then the strings; the dialect section (id 1)
-the number of dialects, then one varint per dialect: the index of its name among the strings,
-shifted left by one over a flag saying a version of the dialect follows (from version 1 on),
-then the op names, which this reader leaves alone.
+varint), the producer (a NUL-terminated string), then sections, in the order the writer chose
+(jaxlib's writes the dialect section first and the string section after the IR). A section is
+an id byte (the high bit: an alignment follows), its length (a varint), the alignment and 0xCB
+padding where the bit is set, then its bytes. The string section (id 0) holds the number of
+strings, their lengths in reverse order (each counting its NUL), then the strings; the dialect
+section (id 1) the number of dialects, then one varint per dialect: the index of its name among
+the strings, shifted left by one over a flag saying the dialect's version follows (from version
+1 on), the version being a section of its own (id 7); then the op names, which this reader
+leaves alone.
 
 Varints are MLIR's "PrefixVarInt": the number of trailing zero bits of the first byte is the
 number of bytes that follow; the value is the rest, little-endian. A first byte of 0 is followed
@@ -20,7 +22,8 @@ from __future__ import annotations
 import itertools
 
 MAGIC = b"ML\xefR"
-_STRINGS, _DIALECTS = 0, 1
+_STRINGS, _DIALECTS, _DIALECT_VERSION = 0, 1, 7
+_NEWEST = 6  # the newest bytecode version read here (jaxlib 0.7.1 to 0.12.0.1 write 6)
 _PADDING = 0xCB
 _VERSIONED_DIALECTS = 1  # the bytecode version from which a dialect may carry its version
 _ONE_BYTE = bytes(range(1, 256, 2))  # a varint of one byte: its lowest bit set
@@ -31,10 +34,14 @@ class BytecodeError(ValueError):
 
 
 def dialects(data: bytes) -> tuple[str, ...]:
-    """The dialects `data` (MLIR bytecode, not a portable artifact's VHLO only) uses, in the
-    order of its dialect section: every dialect one of its ops, attributes or types belongs
-    to. BytecodeError for anything malformed."""
+    """The dialects the dialect section of `data` (MLIR bytecode) names, in its order: those
+    of its ops and of the attributes and types the writer numbered. An attribute or type of a
+    dialect that has no bytecode form of its own is written as text, and what is nested in it
+    is not numbered: a dialect named only there is not listed (`mentions` finds it).
+    BytecodeError for anything malformed, and for a version newer than this reader knows."""
     version, sections = _sections(data, (_STRINGS, _DIALECTS))
+    if version > _NEWEST:
+        raise BytecodeError(f"bytecode version {version}: this reader knows up to {_NEWEST}")
     if len(sections) < 2:
         raise BytecodeError("no string or dialect section")
     strings = _Strings(sections[_STRINGS])
@@ -46,10 +53,31 @@ def dialects(data: bytes) -> tuple[str, ...]:
         if version >= _VERSIONED_DIALECTS:
             entry, versioned = entry >> 1, entry & 1
             if versioned:
-                size, pos = varint(section, pos)
-                pos += size
+                pos = _past_version(section, pos)
         names.append(strings[entry])
+    if pos > len(section):
+        raise BytecodeError("the dialect section ends inside its dialects")
     return tuple(names)
+
+
+def mentions(data: bytes, dialect: str) -> bool:
+    """Whether `data` (MLIR bytecode) may use `dialect`: it is named in the dialect section,
+    or its attribute or type syntax (`#mhlo.`, `!mhlo<`) is anywhere in the bytes, where an
+    attribute written as text holds it. Never False for a module that uses the dialect;
+    BytecodeError as `dialects`."""
+    if dialect in dialects(data):
+        return True
+    name = dialect.encode()
+    return any(sigil + name + end in data for sigil in (b"#", b"!") for end in (b".", b"<"))
+
+
+def _past_version(section: bytes, pos: int) -> int:
+    """The position after the dialect version at `pos`: a section of id 7 (the writer puts no
+    alignment on it; one that has one is not read)."""
+    if pos >= len(section) or section[pos] != _DIALECT_VERSION:
+        raise BytecodeError(f"no dialect version section at byte {pos} of the dialect section")
+    length, pos = varint(section, pos + 1)
+    return pos + length
 
 
 def varint(data: bytes, pos: int) -> tuple[int, int]:
@@ -68,7 +96,7 @@ def varint(data: bytes, pos: int) -> tuple[int, int]:
 
 def _sections(data: bytes, wanted: tuple[int, ...]) -> tuple[int, dict[int, bytes]]:
     """(bytecode version, {section id: its bytes}) for the sections of `wanted`, read up to
-    the last of them (the string and dialect sections come first: the IR is not copied)."""
+    the last of them; the others are stepped over, not copied (the IR is the largest)."""
     if not data.startswith(MAGIC):
         raise BytecodeError("no MLIR bytecode magic")
     version, pos = varint(data, len(MAGIC))

@@ -137,10 +137,10 @@ def _uses_mhlo(bytecode: bytes) -> bool:
     a context and a bytecode round trip of its own, was 1.5 ms of 2.5 for a training step of
     the plugin path's soak (more than the import). Bytecode this reader does not understand
     takes the second step, as every module did before."""
-    from .bytecode import BytecodeError, dialects
+    from .bytecode import BytecodeError, mentions
 
     try:
-        return "mhlo" in dialects(bytecode)
+        return mentions(bytecode, "mhlo")
     except BytecodeError:
         return True
 
