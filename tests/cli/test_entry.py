@@ -130,25 +130,62 @@ def test_end_process_leaves_to_the_interpreters_exit_while_a_thread_runs():
     assert done.stdout.splitlines() == ["through sys.exit 4", "the thread finished"]
 
 
-def test_end_process_gives_120_when_stdout_cannot_be_flushed():
-    """As Python's own exit does; a failure status already set is kept."""
-    code = """
-        import sys
+BROKEN_STREAM = """
+    import sys
+    class Broken:
+        closed = False
+        def write(self, s): return len(s)
+        def flush(self): raise OSError("the reader went away")
+    which, status, ours = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "ours"
+    if which == "closed":
+        sys.stdout.close()
+    else:
+        setattr(sys, which, Broken())
+    if ours:
         from shardy_convert.__main__ import end_process
-        class Broken:
-            def write(self, s): return len(s)
-            def flush(self): raise OSError("the reader went away")
-        sys.stdout = Broken()
-        end_process(int(sys.argv[1]))
-        """
-    assert _child(code, "0").returncode == 120
-    assert _child(code, "1").returncode == 1
+        end_process(status)
+    sys.exit(status)
+    """
+
+
+@pytest.mark.parametrize("which", ["stdout", "stderr", "closed"])
+@pytest.mark.parametrize("status", [0, 1])
+def test_end_process_gives_what_the_interpreters_exit_gives_on_streams_it_cannot_flush(
+    which, status
+):
+    """The interpreter's own exit as the oracle: 120 for a stream that cannot be flushed
+    (whatever the status was), the status for a closed stdout (not flushed)."""
+    own = _child(BROKEN_STREAM, which, str(status), "interpreter").returncode
+    ours = _child(BROKEN_STREAM, which, str(status), "ours").returncode
+    assert ours == own
+    assert own == (status if which == "closed" else 120)
 
 
 @pytest.mark.parametrize(
     ("code", "status", "stderr"),
-    [(None, 0, ""), (0, 0, ""), (2, 2, ""), (130, 130, ""), ("a message", 1, "a message\n")],
+    [
+        (None, 0, ""),
+        (0, 0, ""),
+        (2, 2, ""),
+        (130, 130, ""),
+        (256 + 3, 3, ""),
+        (-1, 255, ""),
+        (2**70, 255, ""),
+        ("a message", 1, "a message\n"),
+    ],
 )
 def test_exit_status_is_what_sys_exit_gives(code, status, stderr, capsys):
     assert exit_status(code) == status
     assert capsys.readouterr().err == stderr
+
+
+@pytest.mark.parametrize("code", [None, 3, 259, -1, 2**70, "a message"])
+def test_exit_status_against_the_interpreters_exit(code):
+    own = _child(f"import sys; sys.exit({code!r})")
+    ours = _child(
+        f"from shardy_convert.__main__ import end_process, exit_status; "
+        f"end_process(exit_status({code!r}))"
+    )
+    assert ours.returncode == own.returncode
+    if isinstance(code, str):  # (past C's long, Python 3.12 on also says OverflowError)
+        assert ours.stderr == own.stderr == code + "\n"
