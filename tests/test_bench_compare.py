@@ -3,6 +3,7 @@ the base ref checked out and removed. Timings themselves are never asserted."""
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -67,6 +68,7 @@ def test_the_cold_start_figure_of_a_tree_and_a_failed_run_as_its_error(tmp_path)
         figure = compare_base.cold_start_figure(small, tree=tree, runs=1)
         failed = compare_base.cold_start_figure(tmp_path / "missing.dump", tree=tree, runs=1)
     assert isinstance(figure, float)
-    assert figure > 1
+    assert math.isfinite(figure)
+    assert figure > 0  # a ratio of two walls (no speed is asserted: a test is timed by nothing)
     assert isinstance(failed, str)
     assert "missing.dump" in failed
