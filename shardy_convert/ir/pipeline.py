@@ -18,7 +18,8 @@ class PythonPass(Protocol):
     """A project pass instance (passes/): `run(module operation, analyses)` returns what it
     found (a small frozen result, or None); it raises a ShardyConvertError to fail.
     `PRESERVES_ANALYSES` (a class attribute, default False): it keeps what the pipeline run's
-    analyses found valid (`analyses.py`)."""
+    analyses found valid (`analyses.py`); a pass that changed nothing in one run calls
+    `analyses.mark_all_preserved()`."""
 
     NAME: ClassVar[str]
 
@@ -55,7 +56,8 @@ def run_pipeline(
                 result = group.run(op, analyses)
                 if result is not None:
                     found.append((group.NAME, result))
-                if not preserved_by(group):
+                unchanged = analyses.take_all_preserved()
+                if not (unchanged or preserved_by(group)):
                     analyses.forget()
                 if verify_each:
                     verify(op, "pass pipeline failed")

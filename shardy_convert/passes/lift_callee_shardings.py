@@ -33,7 +33,8 @@ class LiftCalleeShardingsPass:
     NAME: ClassVar[str] = "lift-callee-shardings"
 
     def run(self, module: ir.Operation, analyses: Analyses | None = None) -> None:
-        lift(module)
+        if lift(module) == 0 and analyses is not None:  # nothing lifted: nothing changed
+            analyses.mark_all_preserved()
 
 
 def lift(module: ir.Operation) -> int:

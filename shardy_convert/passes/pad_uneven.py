@@ -40,7 +40,9 @@ class PadUnevenPass:
 
     def run(self, module: ir.Operation, analyses: Analyses | None = None) -> None:
         found = list(_uneven_sites(module, analyses))
-        if not found:
+        if not found:  # the usual case: the op index it made is the next pass's
+            if analyses is not None:
+                analyses.mark_all_preserved()
             return
         for site, sharding, padded in found:
             _check_paddable(site, sharding, padded)

@@ -184,6 +184,37 @@ def test_the_run_owns_its_analyses_and_forgets_them_after_a_step_that_does_not_k
         assert log == ["given", "fresh", "mlir", "after"]  # Shardy's passes keep nothing
 
 
+@dataclass(frozen=True)
+class _Unchanged(_Record):
+    """A pass that preserves nothing in general, and says it changed nothing this time."""
+
+    def run(self, op: ir.Operation, analyses: Analyses | None = None) -> object:
+        self.log.append(self.NAME)
+        assert analyses is not None
+        analyses.mark_all_preserved()
+        return None
+
+
+def test_a_pass_that_changed_nothing_keeps_the_analyses_for_that_step_only():
+    """MLIR's markAllAnalysesPreserved: said in one step, it does not carry to the next."""
+    log: list[str] = []
+    with new_context() as ctx:
+        module = parse_module(_converted(), ctx)
+        steps = [
+            _Keep("first", log),
+            _Unchanged("unchanged", log),
+            _Keep("kept", log),
+            _record(log, "other"),
+            _Keep("new", log),
+        ]
+        run_pipeline(module, steps)
+        assert log == ["first", "unchanged", "first", "other", "new"]
+        analyses = Analyses()
+        analyses.mark_all_preserved()
+        assert analyses.take_all_preserved()
+        assert not analyses.take_all_preserved()
+
+
 @pytest.mark.parametrize(
     ("verify_each", "message"),
     [(True, "pass pipeline failed"), (False, "the converted module does not verify")],

@@ -192,3 +192,70 @@ def test_text_that_can_name_a_sharding_without_spelling_it_gives_no_bound(text):
 def test_location_aliases_keep_the_bound():
     text = LATE.replace("module attributes", '#loc1 = loc("x.py":1:0)\nmodule attributes')
     assert Mentions.of(text) == Mentions.of(LATE)
+
+
+UNEVEN = """\
+func.func @main(%arg0: tensor<6x8xf32> {mhlo.sharding = "{devices=[4,2]<=[8]}"})
+    -> (tensor<6x8xf32> {mhlo.sharding = "{replicated}"}) {
+  %0 = stablehlo.add %arg0, %arg0 : tensor<6x8xf32>
+  return %0 : tensor<6x8xf32>
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "walks"),
+    [(LATE, 1), (SIGNATURE_ONLY, 1)],
+)
+def test_passes_that_change_nothing_leave_their_walk_to_the_next(text, walks, monkeypatch):
+    """The plugin's first passes (lift-callee-shardings, pad-uneven) on a program they leave
+    as it is: pad-uneven's walk is import-sharding-groups' too."""
+    from shardy_convert.ir.pipeline import run_pipeline
+    from shardy_convert.passes import pipeline
+
+    module = _parsed(text)
+    visited = _counting_walks(monkeypatch)
+    steps = pipeline.build(["lift-callee-shardings", "pad-uneven", "import-sharding-groups"])
+    run_pipeline(module.operation, steps)
+    assert len([n for n in visited if n > 1]) == walks
+
+
+def test_a_pass_that_changes_the_module_leaves_a_new_walk_to_the_next(monkeypatch):
+    """pad-uneven pads an uneven argument: import-sharding-groups walks again."""
+    from shardy_convert.ir.pipeline import run_pipeline
+    from shardy_convert.passes import pipeline
+
+    module = _parsed(UNEVEN)
+    visited = _counting_walks(monkeypatch)
+    run_pipeline(module.operation, pipeline.build(["pad-uneven", "import-sharding-groups"]))
+    assert "%arg0: tensor<8x8xf32>" in str(module)  # padded to GSPMD's 8 rows
+    assert len([n for n in visited if n > 1]) == 2
+
+
+@pytest.mark.parametrize(("lifts", "kept"), [(False, True), (True, False)])
+def test_lift_callee_shardings_keeps_the_texts_mentions_when_it_lifts_nothing(lifts, kept):
+    """The mentions count the text's `mhlo.sharding`s; a sharding lifted onto @main is one
+    the text did not have, so they are forgotten only then."""
+    from shardy_convert.ir.analyses import Analyses
+    from shardy_convert.ir.pipeline import run_pipeline
+    from shardy_convert.passes import pipeline
+
+    callee = """\
+func.func @main(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %0 = call @f(%arg0) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+func.func private @f(%x: tensor<8x8xf32> {mhlo.sharding = "{devices=[2,4]<=[8]}"})
+    -> tensor<8x8xf32> {
+  return %x : tensor<8x8xf32>
+}
+"""
+    text = callee if lifts else SIGNATURE_ONLY
+    module = _parsed(text)
+    key = ("mentions", module.operation)
+    analyses = Analyses({key: Mentions.of(text)})
+    before = str(module)
+    run_pipeline(module.operation, pipeline.build(["lift-callee-shardings"]), analyses=analyses)
+    assert (analyses.peek(key) is not None) == kept
+    lifted = '@main(%arg0: tensor<8x8xf32> {mhlo.sharding = "{devices=[2,4]<=[8]}"}'
+    assert (lifted in str(module) and lifted not in before) if lifts else str(module) == before
