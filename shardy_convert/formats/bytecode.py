@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import itertools
 
-MAGIC = b"ML\xefR"
+from ..ir.parse import BYTECODE_MAGIC as MAGIC
+
 _STRINGS, _DIALECTS, _DIALECT_VERSION = 0, 1, 7
 _NEWEST = 6  # the newest bytecode version read here (jaxlib 0.7.1 to 0.12.0.1 write 6)
 _PADDING = 0xCB
@@ -94,16 +95,23 @@ def varint(data: bytes, pos: int) -> tuple[int, int]:
     return int.from_bytes(data[pos:end], "little") >> (extra + 1), end
 
 
-def _sections(data: bytes, wanted: tuple[int, ...]) -> tuple[int, dict[int, bytes]]:
-    """(bytecode version, {section id: its bytes}) for the sections of `wanted`, read up to
-    the last of them; the others are stepped over, not copied (the IR is the largest)."""
+def header(data: bytes) -> tuple[int, str, int]:
+    """(bytecode version, producer, position of the first section) of MLIR bytecode: the
+    producer is `MLIR23.0.0git` for MLIR's writer, `StableHLO_v1.13.3` for a portable
+    artifact's. BytecodeError if there is none."""
     if not data.startswith(MAGIC):
         raise BytecodeError("no MLIR bytecode magic")
     version, pos = varint(data, len(MAGIC))
-    producer_end = data.find(b"\0", pos)
-    if producer_end < 0:
+    end = data.find(b"\0", pos)
+    if end < 0:
         raise BytecodeError(f"the producer at byte {pos} does not end")
-    pos = producer_end + 1
+    return version, data[pos:end].decode("ascii", "replace"), end + 1
+
+
+def _sections(data: bytes, wanted: tuple[int, ...]) -> tuple[int, dict[int, bytes]]:
+    """(bytecode version, {section id: its bytes}) for the sections of `wanted`, read up to
+    the last of them; the others are stepped over, not copied (the IR is the largest)."""
+    version, _, pos = header(data)
     sections: dict[int, bytes] = {}
     while pos < len(data):
         start, byte = pos, data[pos]

@@ -22,7 +22,6 @@ from ..ir import compat
 from ..ir.bindings import ir, stablehlo
 from ..ir.diagnostics import format_location, mlir_error
 from ..ir.parse import (
-    BYTECODE_MAGIC,
     check_no_nul,
     decode_text,
     is_bytecode,
@@ -31,7 +30,7 @@ from ..ir.parse import (
     print_module,
 )
 from ..ir.walker import Mentions
-from . import hlo
+from . import bytecode, hlo
 
 FORMS = ("text", "bytecode", "portable")
 _PORTABLE_PRODUCER = "StableHLO_v"
@@ -41,11 +40,11 @@ def producer(data: str | bytes) -> str | None:
     """The producer string of MLIR bytecode (`MLIR23.0.0git`, `StableHLO_v1.13.3`)."""
     if not is_bytecode(data):
         return None
-    pos = len(BYTECODE_MAGIC)
-    while pos < len(data) and data[pos] & 0x80 == 0 and pos == len(BYTECODE_MAGIC):
-        pos += 1  # the bytecode version, one varint byte in every version so far
-    end = data.find(b"\0", pos, pos + 64)
-    return data[pos:end].decode("ascii", "replace") if end > 0 else None
+    assert isinstance(data, bytes)  # is_bytecode
+    try:
+        return bytecode.header(data)[1]
+    except bytecode.BytecodeError:
+        return None
 
 
 def detect(data: str | bytes) -> str:

@@ -275,3 +275,17 @@ def test_any_bytes_after_the_magic_are_an_answer_or_a_bytecode_error(tail):
         dialects(bytecode.MAGIC + tail)
     except BytecodeError:
         pass
+
+
+def test_the_header_names_the_version_and_the_producer():
+    """What `formats.module.producer` and `detect` read: MLIR's writer, or StableHLO's for a
+    portable artifact."""
+    version, producer, first = bytecode.header(_written(MODULE, 4))
+    assert (version, first) == (4, len(bytecode.MAGIC) + 1 + len(producer) + 1)
+    assert producer.startswith("MLIR")
+    artifact = compat.serialize_portable_artifact(
+        MODULE.replace('sdy.mesh @mesh = <["x"=2]>', ""), "1.0.0"
+    )
+    assert bytecode.header(artifact)[1] == "StableHLO_v1.0.0"
+    assert formats.producer(artifact) == "StableHLO_v1.0.0"
+    assert formats.producer(b"ML\xefR\x0dno end") is None
