@@ -305,11 +305,12 @@ def _check_computation(data: bytes) -> None:
     (field 2) whose own name and opcode (fields 1, 2) are strings, the opcode an HLO one."""
     from . import protowire
 
-    entries = protowire.fields(data)
-    instructions = [v for n, w, v, _ in entries if n == _INSTRUCTIONS and w == 2]
-    if not instructions or not all(_is_utf8(v) for n, w, v, _ in entries if n == 1 and w == 2):
+    entries = protowire.spans(data)  # where the fields lie: a computation can be megabytes
+    instructions = [(v, end) for n, w, _, v, end in entries if n == _INSTRUCTIONS and w == 2]
+    names = (data[v:end] for n, w, _, v, end in entries if n == 1 and w == 2)
+    if not instructions or not all(_is_utf8(name) for name in names):
         raise ValueError("a computation holds no instructions (not an HloModuleProto)")
-    first = protowire.fields(instructions[0])
+    first = protowire.fields(data[slice(*instructions[0])])
     opcodes = [v for n, w, v, _ in first if n == _OPCODE and w == 2]
     if len(opcodes) != 1 or not _OPCODE_NAME().fullmatch(opcodes[0]):
         raise ValueError("an instruction has no opcode (not an HloModuleProto)")

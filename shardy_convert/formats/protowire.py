@@ -34,6 +34,8 @@ class Field(NamedTuple):
 def varint(data: bytes, pos: int) -> tuple[int, int]:
     """(value, position after it) of the varint at `pos`: at most 10 bytes, low 7 bits
     first."""
+    if pos < len(data) and data[pos] < 0x80:  # one byte: most keys and lengths
+        return data[pos], pos + 1
     value = shift = 0
     for k in range(pos, min(pos + 10, len(data))):
         value |= (data[k] & 0x7F) << shift
@@ -43,32 +45,44 @@ def varint(data: bytes, pos: int) -> tuple[int, int]:
     raise WireError(f"a varint at byte {pos} does not end")
 
 
-def fields(data: bytes) -> list[Field]:
-    """Every field of a message, in order. WireError, naming the byte, for anything
-    malformed (field number 0, wire types 3 and 4 (groups), a field past the end)."""
-    out: list[Field] = []
-    pos = 0
-    value: int | bytes
-    while pos < len(data):
+def spans(data: bytes) -> list[tuple[int, int, int, int, int]]:
+    """Where every field of a message lies, in order, without copying a byte: (number, wire
+    type, start of the key, start of the value, end). A varint's value is
+    `varint(data, start)`, any other value `data[start:end]`. WireError, naming the byte, for
+    anything malformed (field number 0, wire types 3 and 4 (groups), a field past the end)."""
+    out: list[tuple[int, int, int, int, int]] = []
+    pos, size = 0, len(data)
+    while pos < size:
         start = pos
         key, pos = varint(data, pos)
         number, wire = key >> 3, key & 7
         if number == 0:
             raise WireError(f"field number 0 at byte {start}")
+        value = pos
         if wire == VARINT:
-            value, pos = varint(data, pos)
-        elif wire in (FIXED64, FIXED32):
-            end = pos + (8 if wire == FIXED64 else 4)
-            value, pos = data[pos:end], end
+            _, pos = varint(data, pos)
+        elif wire == FIXED64:
+            pos += 8
+        elif wire == FIXED32:
+            pos += 4
         elif wire == LENGTH:
-            length, pos = varint(data, pos)
-            value, pos = data[pos : pos + length], pos + length
+            length, value = varint(data, pos)
+            pos = value + length
         else:
             raise WireError(f"wire type {wire} at byte {start}")
-        if pos > len(data):
+        if pos > size:
             raise WireError(f"the field at byte {start} runs past the end (truncated?)")
-        out.append(Field(number, wire, value, data[start:pos]))
+        out.append((number, wire, start, value, pos))
     return out
+
+
+def fields(data: bytes) -> list[Field]:
+    """Every field of a message, in order (`spans`, with the values read). WireError, naming
+    the byte, for anything malformed."""
+    return [
+        Field(n, w, varint(data, v)[0] if w == VARINT else data[v:end], data[k:end])
+        for n, w, k, v, end in spans(data)
+    ]
 
 
 def ints(entries: list[Field] | list[tuple], number: int) -> list[int]:

@@ -52,3 +52,47 @@ def test_repeated_ints_packed_or_not():
 def test_malformed_bytes_say_where(data, message):
     with pytest.raises(protowire.WireError, match=message):
         protowire.fields(data)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 2**29 - 1),
+            st.one_of(st.integers(0, 2**64 - 1), st.binary(max_size=300)),
+        ),
+        max_size=8,
+    )
+)
+def test_spans_say_where_each_field_lies(entries):
+    data = b"".join(protowire.field(n, v) for n, v in entries)
+    spans = protowire.spans(data)
+    assert [n for n, *_ in spans] == [n for n, _ in entries]
+    keys = [k for _, _, k, _, _ in spans]
+    ends = [end for *_, end in spans]
+    assert keys == [0, *ends][: len(keys)]
+    assert [0, *ends][-1] == len(data)
+    for (_, wire, _, value, end), (_, written) in zip(spans, entries):
+        if wire == protowire.VARINT:
+            assert protowire.varint(data, value) == (written, end)
+        else:
+            assert data[value:end] == written
+
+
+@given(st.integers(0, 2**64 - 1), st.binary(max_size=3))
+def test_a_varint_reads_back_at_any_position(value, before):
+    data = before + protowire.encode_varint(value) + b"\x01"
+    assert protowire.varint(data, len(before)) == (value, len(data) - 1)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"\x08", "a varint at byte 1 does not end"),
+        (b"\x00\x01", "field number 0 at byte 0"),
+        (b"\x0a\x05ab", "the field at byte 0 runs past the end"),
+        (b"\x0d\x00", "the field at byte 0 runs past the end"),
+    ],
+)
+def test_spans_refuse_what_fields_refuse(data, message):
+    with pytest.raises(protowire.WireError, match=message):
+        protowire.spans(data)
