@@ -38,7 +38,7 @@ def setup(args, devices: int):
         create_options={"cpu_device_count": devices},
         on_error=args.on_error,
         normalize_sharding_specs=not args.no_normalize,
-        stablehlo_compile=not args.hlo,
+        stablehlo_compile=args.stablehlo,
         match_gspmd_boundary=args.match_gspmd_boundary,
         dump_dir=args.dump_dir,
         device_type=args.device_type,
@@ -55,7 +55,9 @@ def main() -> None:
     parser.add_argument("--hook", default="recorder", choices=sorted(HOOKS))
     parser.add_argument("--no-normalize", action="store_true")
     parser.add_argument("--plugin")
-    parser.add_argument("--hlo", action="store_true", help="HLO protos, no XLA_STABLEHLO_COMPILE")
+    parser.add_argument(
+        "--stablehlo", action="store_true", help="StableHLO, XLA_STABLEHLO_COMPILE=1 (default: HLO)"
+    )
     parser.add_argument("--match-gspmd-boundary", action="store_true")
     parser.add_argument("--dump-dir", help="use_plugin(dump_dir=...)")
     parser.add_argument("--device-type", help="use_plugin(device_type=...)")

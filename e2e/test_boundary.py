@@ -37,8 +37,15 @@ def _unlike(reference: dict, ours: dict, step: int) -> list[str]:
     )
 
 
+# torch_xla handing StableHLO it serializes itself (use_plugin(stablehlo_compile=True)): on that
+# program Shardy's propagation departs from GSPMD's at AdamW's states. On the HLO protos
+# torch_xla hands by default, XLA's importer gives a program on which it does not, for this
+# model (docs/audit.md): nothing for the option to show.
+HANDOFF = "--stablehlo"
+
+
 def test_adamw_llama_compiles_the_builtin_runtimes_programs_with_gspmds_boundary(tmp_path):
-    cpu, matched = run(tmp_path, "llama_adamw_tp", "--match-gspmd-boundary")
+    cpu, matched = run(tmp_path, "llama_adamw_tp", "--match-gspmd-boundary", HANDOFF)
     assert_ran(cpu), assert_ran(matched)
     assert_only_shardy(matched)  # GSPMD ran on jaxlib's own CPU client, never in the plugin
     counters = matched["counters"]
@@ -54,7 +61,7 @@ def test_adamw_llama_compiles_the_builtin_runtimes_programs_with_gspmds_boundary
     # row-parallel o_proj and of lm_head come back sharded unlike the built-in runtime's
     # (another input sharding for the next step's graph). torch_xla compiles as many programs
     # in this loop either way: graph 2 takes the states graph 1 returned as graph 1 did.
-    unmatched = run(tmp_path / "unmatched", "llama_adamw_tp", reference=None)[1]
+    unmatched = run(tmp_path / "unmatched", "llama_adamw_tp", HANDOFF, reference=None)[1]
     assert_ran(unmatched)
     assert_only_shardy(unmatched)
     assert unmatched["counters"]["boundary_matched"] == 0

@@ -102,18 +102,20 @@ def test_training_loop_on_a_2x4_mesh(tmp_path):
     assert_ran(cpu), assert_ran(ours)
     assert_only_shardy(ours)
     assert_same(cpu, ours, tie_breaker=eager(tmp_path, "train_2x4"))
+    assert {r["received"] for r in ours["records"]} == {"hlo"}  # use_plugin's default
     counters = ours["counters"]
     assert counters["converted"] + counters["cached"] == len(ours["records"])
     assert counters["failed"] == counters["passed_through"] == 0
     assert ours["devices"] == 8
 
 
-def test_hlo_protos_without_xla_stablehlo_compile(tmp_path):
-    # torch_xla hands the plugin serialized HloModuleProtos; XLA's importer leaves the GELU's
-    # erf as an mhlo op, which reaches the plugin as XLA's custom_call @mhlo.erf encoding.
-    cpu, ours = run(tmp_path, "train_2x4", "--hlo")
+def test_stablehlo_with_xla_stablehlo_compile(tmp_path):
+    # use_plugin(stablehlo_compile=True): torch_xla serializes each program as a StableHLO
+    # portable artifact itself (by default it hands HloModuleProtos, which XLA's importer
+    # reads: its GELU's erf then reaches the plugin as XLA's custom_call @mhlo.erf encoding).
+    cpu, ours = run(tmp_path, "train_2x4", "--stablehlo")
     assert_ran(cpu), assert_ran(ours)
-    assert {r["received"] for r in ours["records"]} == {"hlo"}
+    assert {r["received"] for r in ours["records"]} == {"mlir"}
     assert_only_shardy(ours)
     assert_same(cpu, ours, tie_breaker=eager(tmp_path, "train_2x4"))
 
@@ -130,10 +132,10 @@ def test_custom_device_order_with_tensor_parallelism(tmp_path):
     assert_same(eager, ours)
 
 
-def test_hlo_protos_on_a_custom_device_order(tmp_path):
-    eager, ours = run(tmp_path, "custom_order_tp", "--hlo", reference="eager")
+def test_stablehlo_on_a_custom_device_order(tmp_path):
+    eager, ours = run(tmp_path, "custom_order_tp", "--stablehlo", reference="eager")
     assert_ran(ours)
-    assert {r["received"] for r in ours["records"]} == {"hlo"}
+    assert {r["received"] for r in ours["records"]} == {"mlir"}
     assert_only_shardy(ours)
     assert all(r["order"] and r["device_assignment"] == r["order"] for r in ours["records"])
     assert_same(eager, ours)

@@ -20,8 +20,9 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # XLA's C++ info lines
 
 
-def start(partitioner: str, plugin: str | None) -> None:
-    """Before any XLA work: the recorder (GSPMD) or the Shardy plugin (it records too)."""
+def start(partitioner: str, plugin: str | None, stablehlo: bool = False) -> None:
+    """Before any XLA work: the recorder (GSPMD) or the Shardy plugin (it records too),
+    torch_xla handing it StableHLO instead of HLO protos with `stablehlo`."""
     from shardy_convert import torch_xla as sc
 
     if partitioner == "gspmd":
@@ -30,7 +31,7 @@ def start(partitioner: str, plugin: str | None) -> None:
         sc.record()  # every Mesh and mark_sharding from here on
         return
     plugin = plugin or sc.cpu_plugin_path()  # OpenXLA's CPU plugin (xla-cpu-pjrt)
-    sc.use_plugin(plugin, create_options={"cpu_device_count": 8})
+    sc.use_plugin(plugin, create_options={"cpu_device_count": 8}, stablehlo_compile=stablehlo)
 
 
 def train_one_step():
@@ -78,8 +79,11 @@ def main() -> None:
     parser.add_argument("--policy", help="a TOML sharding policy (docs/audit.md)")
     parser.add_argument("--json", help="also write the report here, as JSON")
     parser.add_argument("--plugin", help="the PJRT plugin for shardy (default: xla-cpu-pjrt)")
+    parser.add_argument(
+        "--stablehlo", action="store_true", help="shardy: torch_xla hands StableHLO, not HLO"
+    )
     args = parser.parse_args()
-    start(args.partitioner, args.plugin)
+    start(args.partitioner, args.plugin, args.stablehlo)
     from shardy_convert import torch_xla as sc
 
     model, optimizer = train_one_step()

@@ -1,5 +1,6 @@
 """Regenerates the reports shown in docs/audit.md from real runs: examples/audit_sharding.py
-under both partitioners with examples/sharding.toml, and `shardy-convert diff` of their JSON.
+under both partitioners with examples/sharding.toml, and `shardy-convert diff` of their JSON
+(and of a Shardy run with torch_xla handing StableHLO, `--stablehlo`).
 
     .venv-torch/bin/python examples/make_audit_doc.py          # rewrite docs/audit.md
     .venv-torch/bin/python examples/make_audit_doc.py --check  # exit 1 if it is stale
@@ -43,11 +44,17 @@ def blocks(work: Path) -> dict[str, str]:
         if done.returncode not in (0, 1) or not done.stdout:
             raise SystemExit(f"{shown} failed ({done.returncode}):\n{done.stderr[-3000:]}")
         out[partitioner] = f"$ {shown}\n{done.stdout}{_status(done.returncode)}"
-    reports = [str(work / f"{p}.json") for p in ("gspmd", "shardy")]
-    done = _run([sys.executable, "-m", "shardy_convert", "diff", *reports])
-    out["diff"] = (
-        f"$ shardy-convert diff gspmd.json shardy.json\n{done.stdout}{_status(done.returncode)}"
-    )
+    # Shardy again, torch_xla handing StableHLO (use_plugin(stablehlo_compile=True)): its
+    # report is only diffed
+    args = ["shardy", "--stablehlo", "--policy", POLICY, "--json"]
+    done = _run([sys.executable, "examples/audit_sharding.py", *args, str(work / "stablehlo.json")])
+    if done.returncode not in (0, 1) or not done.stdout:
+        raise SystemExit(f"audit_sharding.py {' '.join(args)} failed:\n{done.stderr[-3000:]}")
+    for key, other in (("diff", "shardy"), ("diff-stablehlo", "stablehlo")):
+        reports = [str(work / f"{p}.json") for p in ("gspmd", other)]
+        done = _run([sys.executable, "-m", "shardy_convert", "diff", *reports])
+        shown = f"$ shardy-convert diff gspmd.json {other}.json"
+        out[key] = f"{shown}\n{done.stdout}{_status(done.returncode)}"
     return out
 
 

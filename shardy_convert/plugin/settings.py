@@ -87,7 +87,7 @@ class Settings:
     device_type: str = "SHARDY"
     create_options: Mapping | tuple = ()
     normalize_sharding_specs: bool = True
-    stablehlo_compile: bool = True
+    stablehlo_compile: bool = False
 
     def __post_init__(self) -> None:
         self.check()

@@ -14,10 +14,10 @@ plugin-wrapper` print them), and, read by the C side only:
                               identical compile comes (default 64; 0: none)
 
 The C side (`_wrapper/pjrt_shardy_wrapper.c`) calls `on_compile(code, format, options)` in the
-host process's interpreter for every `PJRT_Client_Compile`. It reads the program (a portable
-artifact with torch_xla's XLA_STABLEHLO_COMPILE=1, else a serialized HloModuleProto, read by
-`formats.hlo` through XLA's importer in jaxlib), converts it for the options' number of
-partitions, and returns the Shardy program with the options set to
+host process's interpreter for every `PJRT_Client_Compile`. It reads the program (a serialized
+HloModuleProto, torch_xla's default, read by `formats.hlo` through XLA's importer in jaxlib, or
+a portable artifact with torch_xla's XLA_STABLEHLO_COMPILE=1), converts it for the options'
+number of partitions, and returns the Shardy program with the options set to
 `use_shardy_partitioner=true`. Each distinct (program, options) pair is converted once
 (torch_xla recompiles the same graphs).
 
