@@ -39,8 +39,9 @@
    temp memory, rematerializations, compile time, the pins and what finding them took.
 11. The plugin path's cost per small program (bench_plugin_path.py, with --torch-python):
    a new sharded MLP training step each program on 8 CPU devices, torch_xla's built-in
-   runtime against use_plugin on xla-cpu-pjrt (StableHLO handoff, HLO handoff, the
-   executable cache off), processes taking turns.
+   runtime against use_plugin on xla-cpu-pjrt (HLO handoff, use_plugin's default; StableHLO
+   handoff; the executable cache off; the conversion's answers replayed at no cost) and the
+   wrapper converting nothing on each handoff, processes taking turns.
 Then a PASS/MISS line per target of issues 4, 10, 18, 24 and 33 (convert <= 1.2x the floor on
 every module, cold start <= 1.4x, the hook <= 2 % of the plugin's compile on the whole-model
 graph, the big dump's peak RSS <= 2x the floor's: memory bounded by a graph, not by the file; a
@@ -654,8 +655,8 @@ SOAK_TARGET = 1.2
 
 def plugin_path_soak(torch_python: str) -> dict | None:
     """Section 11: bench_plugin_path.py, small distinct torch_xla programs through the plugin
-    path (StableHLO and HLO handoff; the executable cache off) against the built-in runtime,
-    interleaved; its JSON, None if not measured."""
+    path (HLO and StableHLO handoff, converted or not; the executable cache off; the answers
+    replayed) against the built-in runtime, interleaved; its JSON, None if not measured."""
     print("\nsmall distinct programs, plugin path vs torch_xla's built-in runtime (per program):")
     start = time.perf_counter()
     p = subprocess.run(
@@ -669,7 +670,7 @@ def plugin_path_soak(torch_python: str) -> dict | None:
         ratio = r.get("ratio", {}).get(side)
         rounds = ", ".join(f"{m:.1f}" for m in ms)
         tail = f"; {ratio:.2f}x built-in (paired median)" if ratio else ""
-        print(f"  {side:15} {rounds} ms (median of {r['programs']} programs, each round){tail}")
+        print(f"  {side:18} {rounds} ms (median of {r['programs']} programs, each round){tail}")
     print(f"  (section 11: {time.perf_counter() - start:.0f} s, load average {_loadavg()})")
     return r
 
