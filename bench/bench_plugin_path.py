@@ -30,7 +30,6 @@ paired ratios).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import pickle
@@ -99,11 +98,10 @@ _replay_misses = 0
 
 
 def _program_key(code: bytes, form: bytes, options: bytes) -> bytes:
-    digest = hashlib.blake2b(digest_size=16)
-    for part in (code, form, options):
-        digest.update(len(part).to_bytes(8, "little"))
-        digest.update(part)
-    return digest.digest()
+    """A compile's key: the wrapper's executable-cache digest of what the hook is handed."""
+    from shardy_convert.plugin import wrapper
+
+    return wrapper.executable_key((code, form, options))
 
 
 def record_hook(code: bytes, form: bytes, options: bytes) -> tuple[bytes, ...] | str:

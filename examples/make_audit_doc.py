@@ -36,20 +36,17 @@ def blocks(work: Path) -> dict[str, str]:
     """Each generated block's text: the command as a user types it, its output, its exit
     status when not 0."""
     out = {"policy": (ROOT / POLICY).read_text()}
-    for partitioner in ("gspmd", "shardy"):
-        args = [partitioner, "--policy", POLICY, "--json", f"{partitioner}.json"]
+    # Shardy a second time with torch_xla handing StableHLO (use_plugin(stablehlo_compile=True)):
+    # only its diff is shown
+    for run, extra in (("gspmd", []), ("shardy", []), ("stablehlo", ["--stablehlo"])):
+        partitioner = "gspmd" if run == "gspmd" else "shardy"
+        args = [partitioner, *extra, "--policy", POLICY, "--json", f"{run}.json"]
         shown = "python examples/audit_sharding.py " + " ".join(args)
-        args[-1] = str(work / f"{partitioner}.json")
+        args[-1] = str(work / f"{run}.json")
         done = _run([sys.executable, "examples/audit_sharding.py", *args])
         if done.returncode not in (0, 1) or not done.stdout:
             raise SystemExit(f"{shown} failed ({done.returncode}):\n{done.stderr[-3000:]}")
-        out[partitioner] = f"$ {shown}\n{done.stdout}{_status(done.returncode)}"
-    # Shardy again, torch_xla handing StableHLO (use_plugin(stablehlo_compile=True)): its
-    # report is only diffed
-    args = ["shardy", "--stablehlo", "--policy", POLICY, "--json"]
-    done = _run([sys.executable, "examples/audit_sharding.py", *args, str(work / "stablehlo.json")])
-    if done.returncode not in (0, 1) or not done.stdout:
-        raise SystemExit(f"audit_sharding.py {' '.join(args)} failed:\n{done.stderr[-3000:]}")
+        out[run] = f"$ {shown}\n{done.stdout}{_status(done.returncode)}"
     for key, other in (("diff", "shardy"), ("diff-stablehlo", "stablehlo")):
         reports = [str(work / f"{p}.json") for p in ("gspmd", other)]
         done = _run([sys.executable, "-m", "shardy_convert", "diff", *reports])
